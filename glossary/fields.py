@@ -1,0 +1,86 @@
+"""Model and form fields shared by the glossary models."""
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import models
+
+from glossary.timestamps import TimestampError, format_timestamp, parse_timestamp
+
+MAX_URL_LENGTH = 2000
+
+
+class TimestampFormField(forms.CharField):
+    """Accepts 25:38, 1:02:03 or 1538 and shows whole seconds back as 25:38."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.pop("max_value", None)
+        kwargs.pop("min_value", None)
+        kwargs.pop("step_size", None)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"size": 8, "placeholder": "25:38"}))
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, int):
+            return format_timestamp(value)
+        return value
+
+    def to_python(self, value: Any) -> int | None:
+        if value in self.empty_values:
+            return None
+        try:
+            return parse_timestamp(value)
+        except TimestampError as exc:
+            raise ValidationError(str(exc), code="invalid_timestamp") from None
+
+
+class TimestampField(models.PositiveIntegerField):
+    """An offset into an episode in whole seconds."""
+
+    def formfield(self, **kwargs: Any) -> forms.Field:
+        kwargs["form_class"] = TimestampFormField
+        return super(models.PositiveIntegerField, self).formfield(**kwargs)
+
+
+class WebURLValidator(URLValidator):
+    """Absolute http(s) URLs only: no javascript:, file:, relative or over-long URLs."""
+
+    schemes = ["http", "https"]
+    max_length = MAX_URL_LENGTH
+
+    def __call__(self, value: Any) -> None:
+        text = str(value)
+        if len(text) > MAX_URL_LENGTH:
+            raise ValidationError(
+                f"This URL is {len(text)} characters long; the limit is {MAX_URL_LENGTH}.",
+                code="url_too_long",
+            )
+        scheme = text.split(":", 1)[0].lower() if ":" in text else ""
+        if scheme and scheme not in self.schemes and "/" not in scheme:
+            raise ValidationError(
+                f"“{scheme}:” links are not allowed; use an http:// or https:// address.",
+                code="url_scheme",
+            )
+        if not text.lower().startswith(("http://", "https://")):
+            raise ValidationError(
+                "Enter a full address starting with http:// or https://.",
+                code="url_relative",
+            )
+        super().__call__(value)
+
+
+class WebURLField(models.URLField):
+    default_validators = [WebURLValidator()]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", MAX_URL_LENGTH)
+        super().__init__(*args, **kwargs)
+
+    def formfield(self, **kwargs: Any) -> forms.Field:
+        # The form field keeps the value as typed (no scheme guessing) and
+        # leaves validation to WebURLValidator's clear messages.
+        kwargs.setdefault("form_class", forms.CharField)
+        kwargs.setdefault("widget", forms.URLInput(attrs={"size": 80}))
+        return super().formfield(**kwargs)

@@ -1,0 +1,17 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from glossary.demo import load_demo
+
+
+class Command(BaseCommand):
+    help = "Load the demo glossary (the seed entry “Interconnect” and its neighbours). Idempotent."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        result = load_demo()
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Demo ready: {result['entries']} entries, {result['published']} (re)published."
+            )
+        )

@@ -1,0 +1,31 @@
+"""Markdown to safe HTML: the body is rendered, then sanitised by an allow-list."""
+
+import html
+
+import nh3
+from markdown_it import MarkdownIt
+
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+
+_ALLOWED_TAGS = {
+    "p", "br", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li",
+    "a", "h2", "h3", "h4", "hr", "dfn", "abbr", "sub", "sup", "cite",
+}
+_ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}}
+
+
+def render_markdown(text: str) -> str:
+    """Render editor Markdown; scripts, event handlers and javascript: links never survive."""
+    html = _md.render(text or "")
+    return nh3.clean(
+        html,
+        tags=_ALLOWED_TAGS,
+        attributes=_ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer",
+    )
+
+
+def markdown_to_text(text: str) -> str:
+    """Plain text of the rendered body, for search and meta descriptions."""
+    return html.unescape(nh3.clean(render_markdown(text), tags=set())).strip()

@@ -1,0 +1,695 @@
+"""The glossary's content: shows and episodes, people, entries and what they cite.
+
+An `Entry` row is the editors' working copy; readers only ever see the
+`EntryVersion` its `live_version` points to (see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.text import slugify
+from taggit.managers import TaggableManager
+
+from glossary.fields import TimestampField, WebURLField
+from glossary.timestamps import format_timestamp
+
+
+class DeepLinkStyle(models.TextChoices):
+    MEDIA_FRAGMENT = "fragment", "W3C media fragment (#t=1538)"
+    YOUTUBE = "youtube", "YouTube time parameter (t=1538s)"
+    QUERY = "query", "Query parameter (?t=1538)"
+    NONE = "none", "No time parameter (link to the episode as pasted)"
+
+
+def normalise_url(url: str) -> str:
+    """One spelling per address: trimmed, scheme and host lower-cased, default port dropped."""
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return url.strip()
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    default_port = {"http": 80, "https": 443}[parts.scheme.lower()]
+    try:
+        port = parts.port
+    except ValueError:
+        return url.strip()
+    netloc = host if port in (None, default_port) else f"{host}:{port}"
+    if parts.username or parts.password:
+        netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, parts.fragment))
+
+
+def deep_link(url: str, style: str, seconds: int | None) -> str:
+    """`url` opened at `seconds`: #t= (W3C media fragment), YouTube's t=…s, or ?t=."""
+    if not url or seconds is None:
+        return url
+    if style == DeepLinkStyle.MEDIA_FRAGMENT:
+        return f"{url.split('#', 1)[0]}#t={seconds}"
+    if style in (DeepLinkStyle.YOUTUBE, DeepLinkStyle.QUERY):
+        suffix = "s" if style == DeepLinkStyle.YOUTUBE else ""
+        sep = "&" if "?" in url else "?"
+        return f"{url}{sep}t={seconds}{suffix}"
+    return url
+
+
+class Show(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    website = WebURLField(blank=True)
+    deep_link_style = models.CharField(
+        max_length=10,
+        choices=DeepLinkStyle.choices,
+        default=DeepLinkStyle.MEDIA_FRAGMENT,
+        help_text="How a timestamp is added to an episode's URL so a link opens at that second. "
+        "Use “none” for players without a documented time parameter.",
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Person(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    url = WebURLField("web page", blank=True)
+    bio = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "people"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Organisation(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    url = WebURLField("web site", blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Episode(models.Model):
+    show = models.ForeignKey(Show, on_delete=models.PROTECT, related_name="episodes")
+    season = models.PositiveSmallIntegerField(default=1)
+    number = models.PositiveIntegerField(help_text="The episode number as the show announces it.")
+    title = models.CharField(max_length=300)
+    air_date = models.DateField(null=True, blank=True)
+    duration = TimestampField(
+        null=True,
+        blank=True,
+        help_text="Length of the episode, e.g. 58:12 or 1:02:03. Timestamps past it are refused.",
+    )
+    url = WebURLField(
+        "episode URL",
+        blank=True,
+        help_text="The page or audio URL that timestamp links open; the show's deep-link "
+        "style adds the time to it.",
+    )
+    audio_url = WebURLField("audio URL", blank=True)
+
+    class Meta:
+        ordering = ["show", "-season", "-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["show", "season", "number"], name="episode_unique_per_show_season"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Episode {self.number}: {self.title}"
+
+    def link_at(self, seconds: int | None) -> str:
+        """The URL that opens this episode at `seconds`, in the show's deep-link style."""
+        return deep_link(self.url or self.audio_url, self.show.deep_link_style, seconds)
+
+    def check_offset(self, seconds: int | None, field: str) -> None:
+        """Raise a field error when `seconds` is past the end of this episode."""
+        if seconds is not None and self.duration is not None and seconds > self.duration:
+            raise ValidationError(
+                {
+                    field: f"{format_timestamp(seconds)} is past the end of episode "
+                    f"{self.number}, which runs {format_timestamp(self.duration)}."
+                }
+            )
+
+
+class Sponsorship(models.Model):
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="sponsorships")
+    organisation = models.ForeignKey(
+        Organisation, on_delete=models.PROTECT, related_name="sponsorships"
+    )
+    read_at = TimestampField(
+        "sponsor read at", null=True, blank=True, help_text="Where the sponsor read starts."
+    )
+
+    class Meta:
+        ordering = ["episode", "read_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["episode", "organisation"], name="sponsorship_unique_per_episode"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.organisation} sponsors {self.episode}"
+
+    def clean(self) -> None:
+        if self.episode_id:
+            self.episode.check_offset(self.read_at, "read_at")
+
+
+class Appearance(models.Model):
+    class Role(models.TextChoices):
+        HOST = "host", "Host"
+        GUEST = "guest", "Guest"
+
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="appearances")
+    person = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="appearances")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.GUEST)
+    affiliation = models.ForeignKey(
+        Organisation,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="appearances",
+        help_text="Who the person worked for when the episode was recorded.",
+    )
+    title = models.CharField("job title", max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["episode", "role", "person__name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["episode", "person"], name="appearance_unique_per_episode"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.person} ({self.get_role_display()}) on {self.episode}"
+
+
+class EntryQuerySet(models.QuerySet["Entry"]):
+    def published(self) -> EntryQuerySet:
+        """The one visibility rule: an entry is public while it has a live version."""
+        return self.filter(live_version__isnull=False)
+
+
+class Entry(models.Model):
+    """The editors' working copy of a glossary entry; readers see its live version."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        IN_REVIEW = "in_review", "In review"
+        CHANGES_REQUESTED = "changes_requested", "Changes requested"
+        PUBLISHED = "published", "Published"
+        ARCHIVED = "archived", "Archived"
+
+    term = models.CharField(max_length=200)
+    slug = models.SlugField(
+        max_length=200,
+        unique=True,
+        help_text="The page address: /glossary/<slug>/. Changing it on a published entry "
+        "redirects the old address once the change is published.",
+    )
+    aliases = models.TextField(
+        blank=True,
+        help_text="Other names readers may look for, one per line (e.g. NVLink). "
+        "Their addresses redirect to this entry.",
+    )
+    summary = models.CharField(
+        max_length=settings.SUMMARY_MAX_LENGTH,
+        blank=True,
+        help_text="One or two sentences for the index, feeds and search results' "
+        "meta description.",
+    )
+    body = models.TextField(
+        blank=True,
+        help_text="Markdown. Raw HTML, scripts and javascript: links are removed when shown.",
+    )
+    tags = TaggableManager(blank=True)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.DRAFT, db_index=True
+    )
+    live_version = models.OneToOneField(
+        "EntryVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="live_for",
+        help_text="The version readers see. Empty while the entry is unpublished.",
+    )
+    has_unpublished_changes = models.BooleanField(default=True, editable=False)
+    first_published_at = models.DateTimeField(null=True, blank=True, editable=False)
+    last_published_at = models.DateTimeField(null=True, blank=True, editable=False)
+    significant_change_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Last material change; feeds, sitemap and structured data date from it.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+
+    objects = EntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["term"]
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return self.term
+
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:entry", args=[self.slug])
+
+    @property
+    def is_live(self) -> bool:
+        return self.live_version_id is not None
+
+    def alias_list(self) -> list[str]:
+        return [line.strip() for line in self.aliases.splitlines() if line.strip()]
+
+    def clean(self) -> None:
+        if not self.slug and self.term:
+            self.slug = slugify(self.term)[:200]
+
+
+class EntryVersion(models.Model):
+    """An immutable snapshot of an entry and all its parts.
+
+    Versions are written on publish (and by the workflow on every save); the
+    live one is pre-rendered so public pages never re-assemble an entry.
+    The denormalised columns serve listings and search; `data` holds the
+    complete snapshot (see glossary.publishing.snapshot).
+    """
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    data = models.JSONField()
+    term = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200)
+    summary = models.CharField(max_length=settings.SUMMARY_MAX_LENGTH, blank=True)
+    search_text = models.TextField(
+        blank=True, help_text="Aliases, body text and quotes as plain text, for search."
+    )
+    rendered_html = models.TextField(blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    is_material = models.BooleanField(
+        default=True,
+        help_text="A material change moves the entry's “updated” date in feeds and sitemaps; "
+        "a typo fix does not.",
+    )
+    correction_note = models.TextField(
+        blank=True, help_text="Shown publicly on the entry when this version is published."
+    )
+    comment = models.TextField(blank=True)
+    # Public cross-references, filled from the snapshot so episode, person,
+    # organisation and tag pages can find live versions with one indexed join.
+    episodes = models.ManyToManyField(Episode, blank=True, related_name="entry_versions")
+    people = models.ManyToManyField(Person, blank=True, related_name="entry_versions")
+    organisations = models.ManyToManyField(
+        Organisation, blank=True, related_name="entry_versions"
+    )
+    sources = models.ManyToManyField("Source", blank=True, related_name="entry_versions")
+    tags = models.ManyToManyField("taggit.Tag", blank=True, related_name="entry_versions")
+    see_also_targets = models.ManyToManyField(
+        Entry, blank=True, related_name="linked_from_versions"
+    )
+
+    class Meta:
+        ordering = ["entry", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "number"], name="entryversion_unique_number")
+        ]
+        get_latest_by = "number"
+
+    def __str__(self) -> str:
+        return f"{self.term} v{self.number}"
+
+
+class EntryRedirect(models.Model):
+    """A public address that leads to a live entry: an old slug (301) or an alias."""
+
+    class Kind(models.TextChoices):
+        OLD_SLUG = "old_slug", "Former address"
+        ALIAS = "alias", "Alias"
+
+    slug = models.SlugField(max_length=200)
+    name = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="redirects")
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["slug", "entry", "kind"], name="entryredirect_unique_per_entry"
+            )
+        ]
+        indexes = [
+            # glossary.views.entry: the redirect lookup for an unknown slug.
+            models.Index(fields=["slug"], name="entryredirect_slug_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.slug} → {self.entry}"
+
+
+class EntryPart(models.Model):
+    """Common fields of the rows an entry is made of."""
+
+    order = models.PositiveIntegerField(default=0, db_index=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["order", "pk"]
+
+
+class EpisodeReference(EntryPart):
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="references")
+    episode = models.ForeignKey(Episode, on_delete=models.PROTECT, related_name="references")
+    at = TimestampField("at", help_text="Where in the episode, e.g. 25:38.")
+    speaker = models.ForeignKey(
+        Person, on_delete=models.PROTECT, null=True, blank=True, related_name="references"
+    )
+    text = models.TextField(
+        help_text="What is said there, written to follow “In episode 44 at 25:38, ”. "
+        "E.g. “Cisco’s Jeetu Patel describes …”."
+    )
+
+    class Meta(EntryPart.Meta):
+        verbose_name = "episode reference"
+
+    def __str__(self) -> str:
+        return f"Episode {self.episode.number} at {format_timestamp(self.at)}"
+
+    def clean(self) -> None:
+        if self.episode_id:
+            self.episode.check_offset(self.at, "at")
+
+
+class Quote(EntryPart):
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="quotes")
+    episode = models.ForeignKey(Episode, on_delete=models.PROTECT, related_name="quotes")
+    speaker = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="quotes")
+    start = TimestampField(help_text="Where the quote starts, e.g. 25:38.")
+    end = TimestampField(null=True, blank=True, help_text="Optional: where it ends.")
+    text = models.TextField(help_text="The quote as published.")
+    verbatim = models.TextField(
+        "verbatim transcript",
+        blank=True,
+        help_text="The transcript text exactly as spoken, kept so any edit can be audited.",
+    )
+    lightly_edited = models.BooleanField(
+        default=False,
+        help_text="Filler words removed. The page then says so under the quotes.",
+    )
+
+    class Meta(EntryPart.Meta):
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(end__isnull=True) | Q(end__gte=models.F("start")),
+                name="quote_end_after_start",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"“{self.text[:60]}”"
+
+    def clean(self) -> None:
+        if self.episode_id:
+            self.episode.check_offset(self.start, "start")
+            self.episode.check_offset(self.end, "end")
+        if self.end is not None and self.start is not None and self.end < self.start:
+            raise ValidationError({"end": "The quote cannot end before it starts."})
+
+
+class Disclosure(EntryPart):
+    class Kind(models.TextChoices):
+        SPONSORSHIP = "sponsorship", "Sponsorship"
+        COMMERCIAL_INTEREST = "commercial_interest", "Commercial interest"
+        PARTNERSHIP = "partnership", "Partnership"
+        OTHER = "other", "Other"
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="disclosures")
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    reference = models.ForeignKey(
+        EpisodeReference,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="disclosures",
+        help_text="The claim this qualifies; the disclosure is shown right after it.",
+    )
+    episode = models.ForeignKey(
+        Episode, on_delete=models.PROTECT, null=True, blank=True, related_name="disclosures"
+    )
+    organisation = models.ForeignKey(
+        Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="disclosures"
+    )
+    person = models.ForeignKey(
+        Person, on_delete=models.PROTECT, null=True, blank=True, related_name="disclosures"
+    )
+    at = TimestampField(
+        null=True, blank=True, help_text="Where in the episode it is said, shown as (31:57)."
+    )
+    text = models.TextField(
+        blank=True,
+        help_text="The disclosure as readers see it. Leave empty on a sponsorship to "
+        "use the sentence made from the episode's data.",
+    )
+
+    class Meta(EntryPart.Meta):
+        pass
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.text[:60]}"
+
+    def clean(self) -> None:
+        if self.at is not None and not self.episode_id:
+            raise ValidationError({"episode": "A timestamp needs the episode it belongs to."})
+        if self.episode_id:
+            self.episode.check_offset(self.at, "at")
+        if not self.text.strip() and not (
+            self.kind == self.Kind.SPONSORSHIP and self.episode_id
+        ):
+            raise ValidationError(
+                {"text": "Write the disclosure, or choose a sponsored episode to generate it."}
+            )
+
+
+class Source(models.Model):
+    """A cited web page, one row per URL, shared by every entry that cites it."""
+
+    class Kind(models.TextChoices):
+        VENDOR = "vendor", "Vendor page"
+        STANDARD = "standard", "Standard or consortium"
+        PAPER = "paper", "Paper"
+        NEWS = "news", "News or article"
+        REFERENCE = "reference", "Reference"
+        OTHER = "other", "Other"
+
+    class CitationStatus(models.TextChoices):
+        LIVE = "live", "Live"
+        DEAD = "dead", "Dead (use the archive)"
+        UNFIT = "unfit", "Unfit (original now unsuitable)"
+        USURPED = "usurped", "Usurped (domain taken over)"
+
+    class Health(models.TextChoices):
+        UNCHECKED = "unchecked", "Not checked yet"
+        OK = "ok", "OK"
+        FAILING = "failing", "Failing"
+        BROKEN = "broken", "Broken"
+        MOVED = "moved", "Moved"
+        BLOCKED = "blocked", "Blocked (needs a human look)"
+
+    url = WebURLField("URL", unique=True)
+    title = models.CharField(max_length=300)
+    publisher = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
+    archive_url = WebURLField("archive URL", blank=True)
+    archive_date = models.DateField(null=True, blank=True)
+    citation_status = models.CharField(
+        max_length=10,
+        choices=CitationStatus.choices,
+        default=CitationStatus.LIVE,
+        help_text="As in Wikipedia's citation templates: dead or unfit sources link to "
+        "the archive copy.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    # Link health, maintained by the automatic checker (editorial.linkcheck).
+    health = models.CharField(
+        max_length=12, choices=Health.choices, default=Health.UNCHECKED, db_index=True
+    )
+    health_changed_at = models.DateTimeField(null=True, blank=True)
+    failure_streak = models.PositiveIntegerField(default=0)
+    first_failure_at = models.DateTimeField(null=True, blank=True)
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    next_check_at = models.DateTimeField(null=True, blank=True)
+    last_outcome = models.CharField(max_length=20, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    suggested_url = WebURLField(
+        blank=True, help_text="Where a permanent redirect says the page now lives."
+    )
+    last_fingerprint = models.CharField(max_length=64, blank=True)
+    confirmed_fingerprint = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="The content fingerprint when a person last confirmed this source.",
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["title"]
+        indexes = [
+            # editorial.linkcheck: selecting the sources due for a check.
+            models.Index(fields=["next_check_at"], name="source_next_check_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_title
+
+    @property
+    def display_title(self) -> str:
+        if self.publisher and self.publisher != self.title:
+            return f"{self.publisher}: {self.title}"
+        return self.title
+
+    @property
+    def changed_since_confirmed(self) -> bool:
+        return bool(
+            self.confirmed_fingerprint
+            and self.last_fingerprint
+            and self.last_fingerprint != self.confirmed_fingerprint
+        )
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.url = normalise_url(self.url)
+        super().save(*args, **kwargs)
+
+
+class Citation(EntryPart):
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="citations")
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="citations")
+    note = models.TextField(
+        blank=True, help_text="What this source says that the entry relies on, for readers."
+    )
+    checked_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="When a person last confirmed the source still supports this entry "
+        "(Wikipedia's access-date). Shown as “checked October 24, 2026”.",
+    )
+    checked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta(EntryPart.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "source"], name="citation_unique_per_entry")
+        ]
+
+    def __str__(self) -> str:
+        return str(self.source)
+
+
+class SeeAlso(EntryPart):
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="see_also")
+    target = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="see_also_from")
+    link_text = models.CharField(
+        max_length=200, blank=True, help_text="Text of the link; defaults to the term."
+    )
+    note = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Why to read it, e.g. “the other main limit on moving data to AI chips”.",
+    )
+
+    class Meta(EntryPart.Meta):
+        verbose_name = "see-also link"
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "target"], name="seealso_unique_target"),
+            models.CheckConstraint(
+                condition=~Q(entry=models.F("target")), name="seealso_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"See also {self.target}"
+
+    def clean(self) -> None:
+        if self.entry_id and self.entry_id == self.target_id:
+            raise ValidationError({"target": "An entry cannot point to itself."})
+
+
+class LinkCheck(models.Model):
+    """One automatic check of a source's URL; never an editorial confirmation."""
+
+    source = models.ForeignKey(
+        Source, on_delete=models.CASCADE, related_name="checks", null=True, blank=True
+    )
+    url = models.CharField(max_length=2000)
+    checked_at = models.DateTimeField(default=timezone.now)
+    outcome = models.CharField(max_length=20)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    final_url = models.CharField(max_length=2000, blank=True)
+    redirects = models.JSONField(default=list, blank=True)
+    elapsed_ms = models.PositiveIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-checked_at"]
+        get_latest_by = "checked_at"
+        indexes = [
+            # Source admin history and the state machine read a source's latest checks.
+            models.Index(fields=["source", "-checked_at"], name="linkcheck_source_recent_idx"),
+            # Retention pruning and the dashboard's weekly health chart.
+            models.Index(fields=["checked_at"], name="linkcheck_checked_at_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.url}: {self.outcome}"

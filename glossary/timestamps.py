@@ -1,0 +1,57 @@
+"""Episode offsets: stored as whole seconds, written by people as 25:38 or 1:02:03."""
+
+import re
+
+_CLOCK = re.compile(r"^(?:(\d+):)?(\d+):(\d{2})$")
+
+
+class TimestampError(ValueError):
+    """The text is not an offset we can read; the message says why."""
+
+
+def parse_timestamp(value: str | int) -> int:
+    """Read `1538`, `25:38` or `1:02:03` as whole seconds."""
+    if isinstance(value, int):
+        seconds = value
+    else:
+        text = str(value).strip()
+        if not text:
+            raise TimestampError("Enter a timestamp such as 25:38, 1:02:03 or 1538.")
+        if text.startswith("-"):
+            raise TimestampError(f"“{text}” is negative; a timestamp counts from the start.")
+        if text.isdigit():
+            seconds = int(text)
+        else:
+            match = _CLOCK.match(text)
+            if not match:
+                raise TimestampError(
+                    f"“{text}” is not a timestamp; write 25:38, 1:02:03 or seconds like 1538."
+                )
+            hours, minutes, secs = match.groups()
+            if int(secs) >= 60:
+                raise TimestampError(f"“{text}” has {secs} seconds; seconds go up to 59.")
+            if hours is not None and int(minutes) >= 60:
+                raise TimestampError(f"“{text}” has {minutes} minutes; minutes go up to 59.")
+            seconds = int(hours or 0) * 3600 + int(minutes) * 60 + int(secs)
+    if seconds < 0:
+        raise TimestampError("A timestamp cannot be negative.")
+    return seconds
+
+
+def format_timestamp(seconds: int) -> str:
+    """25:38 under an hour, 1:02:03 past it, as podcast apps show them."""
+    hours, rest = divmod(int(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+def iso_duration(seconds: int) -> str:
+    """ISO 8601 duration for <time datetime>: PT25M38S."""
+    hours, rest = divmod(int(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = "".join(
+        f"{n}{unit}" for n, unit in ((hours, "H"), (minutes, "M"), (secs, "S")) if n
+    )
+    return f"PT{parts or '0S'}"
