@@ -567,6 +567,9 @@ class Source(models.Model):
     health_changed_at = models.DateTimeField(null=True, blank=True)
     failure_streak = models.PositiveIntegerField(default=0)
     first_failure_at = models.DateTimeField(null=True, blank=True)
+    # The last failure that counted towards the streak: failures closer together
+    # than LINKCHECK_FAILURE_SPACING_DAYS count once, so one bad day never breaks a link.
+    last_counted_failure_at = models.DateTimeField(null=True, blank=True)
     last_checked_at = models.DateTimeField(null=True, blank=True)
     next_check_at = models.DateTimeField(null=True, blank=True)
     last_outcome = models.CharField(max_length=20, blank=True)
