@@ -67,7 +67,9 @@ class DisclosureInline(EntryPartInline):
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "reference":
-            entry_id = request.resolver_match.kwargs.get("object_id") if request.resolver_match else None
+            entry_id = (
+                request.resolver_match.kwargs.get("object_id") if request.resolver_match else None
+            )
             kwargs["queryset"] = EpisodeReference.objects.filter(entry_id=entry_id).select_related(
                 "episode"
             )
@@ -126,7 +128,9 @@ class StaleSourcesFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Entry]) -> QuerySet[Entry]:
         if self.value() == "stale":
-            cutoff = timezone.localdate() - datetime.timedelta(days=settings.CITATION_FRESHNESS_DAYS)
+            cutoff = timezone.localdate() - datetime.timedelta(
+                days=settings.CITATION_FRESHNESS_DAYS
+            )
             stale = Citation.objects.filter(entry=OuterRef("pk")).filter(
                 Q(checked_on__isnull=True) | Q(checked_on__lt=cutoff)
             )
@@ -216,8 +220,7 @@ class EntryAdmin(admin.ModelAdmin):
             count += 1
         self.message_user(
             request,
-            f"Unpublished {count} entr{'y' if count == 1 else 'ies'}; readers no longer see "
-            "them.",
+            f"Unpublished {count} entr{'y' if count == 1 else 'ies'}; readers no longer see them.",
             messages.SUCCESS,
         )
 

@@ -55,10 +55,7 @@ class PreloadingInlineFormSet(forms.BaseInlineFormSet):
             field = self.form.base_fields.get(name) or self.empty_form.fields[name]
             model: type[Model] = self.empty_form.fields[name].queryset.model
             values = {
-                str(v)
-                for form in self.forms
-                for v in [form[name].value()]
-                if v not in ("", None)
+                str(v) for form in self.forms for v in [form[name].value()] if v not in ("", None)
             }
             known = (
                 {str(obj.pk): str(obj) for obj in self._label_queryset(model, values)}

@@ -141,3 +141,79 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Link verification (editorial.linkcheck; see docs/linkcheck.md) ----------
+# Everything below belongs to the link checker. Durations are in seconds unless named _DAYS.
+
+
+def _env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    import os
+
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value}")
+    return value
+
+
+LINKCHECK_CONTACT_URL = env_str("LINKCHECK_CONTACT_URL", f"{SITE_URL}/about/")
+LINKCHECK_USER_AGENT = env_str(
+    "LINKCHECK_USER_AGENT",
+    f"GlossaryDeskLinkCheck/1.0 (+{LINKCHECK_CONTACT_URL})",
+)
+# Addresses or networks the SSRF guard lets through, e.g. "127.0.0.1,::1". Tests and
+# local development only; empty in production.
+LINKCHECK_ALLOW_PRIVATE = env_list("LINKCHECK_ALLOW_PRIVATE", [])
+LINKCHECK_CONNECT_TIMEOUT = _env_float("LINKCHECK_CONNECT_TIMEOUT", 10.0, minimum=0.01)
+LINKCHECK_READ_TIMEOUT = _env_float("LINKCHECK_READ_TIMEOUT", 15.0, minimum=0.01)
+LINKCHECK_TOTAL_TIMEOUT = _env_float("LINKCHECK_TOTAL_TIMEOUT", 30.0, minimum=0.01)
+LINKCHECK_MAX_BYTES = env_int("LINKCHECK_MAX_BYTES", 2 * 1024 * 1024, minimum=1024)
+LINKCHECK_MAX_REDIRECTS = env_int("LINKCHECK_MAX_REDIRECTS", 10, minimum=0)
+LINKCHECK_CONCURRENCY = env_int("LINKCHECK_CONCURRENCY", 64, minimum=1)
+# 0 lifts the per-host limit (benchmarks only).
+LINKCHECK_PER_HOST_CONCURRENCY = env_int("LINKCHECK_PER_HOST_CONCURRENCY", 2, minimum=0)
+LINKCHECK_HOST_SPACING = _env_float("LINKCHECK_HOST_SPACING", 0.5, minimum=0.0)
+LINKCHECK_RETRIES = env_int("LINKCHECK_RETRIES", 2, minimum=0)
+LINKCHECK_BACKOFF = _env_float("LINKCHECK_BACKOFF", 1.0, minimum=0.0)
+LINKCHECK_RETRY_AFTER_MAX = _env_float("LINKCHECK_RETRY_AFTER_MAX", 60.0, minimum=0.0)
+# HEAD first, then GET only when HEAD is refused or the page's text is needed.
+LINKCHECK_HEAD_FIRST = env_bool("LINKCHECK_HEAD_FIRST", True)
+# A source is declared broken after this many failing checks, each at least
+# LINKCHECK_FAILURE_SPACING_DAYS after the previous counted one.
+LINKCHECK_BROKEN_AFTER = env_int("LINKCHECK_BROKEN_AFTER", 3, minimum=1)
+LINKCHECK_FAILURE_SPACING_DAYS = _env_float("LINKCHECK_FAILURE_SPACING_DAYS", 3.0, minimum=0.0)
+LINKCHECK_HEALTHY_INTERVAL_DAYS = (
+    _env_float("LINKCHECK_HEALTHY_MIN_DAYS", 14.0, minimum=0.0),
+    _env_float("LINKCHECK_HEALTHY_MAX_DAYS", 28.0, minimum=0.0),
+)
+LINKCHECK_FAILING_INTERVAL_DAYS = (
+    _env_float("LINKCHECK_FAILING_MIN_DAYS", 3.0, minimum=0.0),
+    _env_float("LINKCHECK_FAILING_MAX_DAYS", 4.0, minimum=0.0),
+)
+# Sources cited only by archived entries are re-checked this many times less often.
+LINKCHECK_ARCHIVED_FACTOR = _env_float("LINKCHECK_ARCHIVED_FACTOR", 4.0, minimum=1.0)
+LINKCHECK_RETENTION_DAYS = env_int("LINKCHECK_RETENTION_DAYS", 400, minimum=1)
+# Sources per Celery task: one task checks a batch concurrently.
+LINKCHECK_BATCH_SIZE = env_int("LINKCHECK_BATCH_SIZE", 200, minimum=1)
+LINKCHECK_MAX_PER_RUN = env_int("LINKCHECK_MAX_PER_RUN", 20000, minimum=1)
+# A claimed source is not handed out again for this long; a lost run is picked
+# up again by a later beat once it passes. Keep it above the visibility timeout.
+LINKCHECK_CLAIM_SECONDS = env_int("LINKCHECK_CLAIM_SECONDS", 2 * 3600, minimum=1)
+LINKCHECK_SCHEDULE_SECONDS = env_int("LINKCHECK_SCHEDULE_SECONDS", 24 * 3600, minimum=1)
+
+# acks_late + a visibility timeout: a task whose worker dies is redelivered after it.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)
+}
+CELERY_BEAT_SCHEDULE = {
+    **globals().get("CELERY_BEAT_SCHEDULE", {}),
+    "linkcheck-due-sources": {
+        "task": "editorial.tasks.check_due_sources",
+        "schedule": float(LINKCHECK_SCHEDULE_SECONDS),
+    },
+}

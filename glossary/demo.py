@@ -308,9 +308,7 @@ def load_demo() -> dict[str, int]:
     )
 
     entries = {
-        d.slug: _entry(
-            d.term, d.slug, summary=d.summary, body=d.body, aliases="\n".join(d.aliases)
-        )
+        d.slug: _entry(d.term, d.slug, summary=d.summary, body=d.body, aliases="\n".join(d.aliases))
         for d in NEIGHBOURS
     }
     interconnect = _entry(

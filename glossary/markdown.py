@@ -8,8 +8,26 @@ from markdown_it import MarkdownIt
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
 
 _ALLOWED_TAGS = {
-    "p", "br", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li",
-    "a", "h2", "h3", "h4", "hr", "dfn", "abbr", "sub", "sup", "cite",
+    "p",
+    "br",
+    "em",
+    "strong",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "h2",
+    "h3",
+    "h4",
+    "hr",
+    "dfn",
+    "abbr",
+    "sub",
+    "sup",
+    "cite",
 }
 _ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}}
 

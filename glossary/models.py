@@ -45,7 +45,9 @@ def normalise_url(url: str) -> str:
     netloc = host if port in (None, default_port) else f"{host}:{port}"
     if parts.username or parts.password:
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, parts.fragment))
+    return urlunsplit(
+        (parts.scheme.lower(), netloc, parts.path or "/", parts.query, parts.fragment)
+    )
 
 
 def deep_link(url: str, style: str, seconds: int | None) -> str:
@@ -237,8 +239,7 @@ class Entry(models.Model):
     summary = models.CharField(
         max_length=settings.SUMMARY_MAX_LENGTH,
         blank=True,
-        help_text="One or two sentences for the index, feeds and search results' "
-        "meta description.",
+        help_text="One or two sentences for the index, feeds and search results' meta description.",
     )
     body = models.TextField(
         blank=True,
@@ -349,9 +350,7 @@ class EntryVersion(models.Model):
     # organisation and tag pages can find live versions with one indexed join.
     episodes = models.ManyToManyField(Episode, blank=True, related_name="entry_versions")
     people = models.ManyToManyField(Person, blank=True, related_name="entry_versions")
-    organisations = models.ManyToManyField(
-        Organisation, blank=True, related_name="entry_versions"
-    )
+    organisations = models.ManyToManyField(Organisation, blank=True, related_name="entry_versions")
     sources = models.ManyToManyField("Source", blank=True, related_name="entry_versions")
     tags = models.ManyToManyField("taggit.Tag", blank=True, related_name="entry_versions")
     see_also_targets = models.ManyToManyField(
@@ -512,9 +511,7 @@ class Disclosure(EntryPart):
             raise ValidationError({"episode": "A timestamp needs the episode it belongs to."})
         if self.episode_id:
             self.episode.check_offset(self.at, "at")
-        if not self.text.strip() and not (
-            self.kind == self.Kind.SPONSORSHIP and self.episode_id
-        ):
+        if not self.text.strip() and not (self.kind == self.Kind.SPONSORSHIP and self.episode_id):
             raise ValidationError(
                 {"text": "Write the disclosure, or choose a sponsored episode to generate it."}
             )
@@ -655,9 +652,7 @@ class SeeAlso(EntryPart):
         verbose_name = "see-also link"
         constraints = [
             models.UniqueConstraint(fields=["entry", "target"], name="seealso_unique_target"),
-            models.CheckConstraint(
-                condition=~Q(entry=models.F("target")), name="seealso_not_self"
-            ),
+            models.CheckConstraint(condition=~Q(entry=models.F("target")), name="seealso_not_self"),
         ]
 
     def __str__(self) -> str:

@@ -136,7 +136,9 @@ def _see_also(data: dict[str, Any], live_ids: set[int]) -> SafeString:
         joined = format_html("{} and {}", items[0], items[1])
     else:
         joined = format_html(
-            "{}, and {}", mark_safe(", ".join(items[:-1])), items[-1]  # noqa: S308
+            "{}, and {}",
+            mark_safe(", ".join(items[:-1])),
+            items[-1],  # noqa: S308
         )
     return format_html("See also {}.", joined)
 

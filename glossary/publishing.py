@@ -126,9 +126,7 @@ def snapshot(entry: Entry) -> dict[str, Any]:
         .select_related("episode__show", "speaker")
         .prefetch_related(_episodes_prefetch(""))
     )
-    citations = list(
-        Citation.objects.filter(entry=entry).select_related("source", "checked_by")
-    )
+    citations = list(Citation.objects.filter(entry=entry).select_related("source", "checked_by"))
     see_also = list(SeeAlso.objects.filter(entry=entry).select_related("target"))
     affiliations = {
         (a.episode_id, a.person_id): a
@@ -294,9 +292,9 @@ def render_version(version: EntryVersion) -> str:
     from glossary.presentation import article_context
 
     live = set(
-        Entry.objects.published().filter(
-            pk__in=[s["entry_id"] for s in version.data["see_also"]]
-        ).values_list("pk", flat=True)
+        Entry.objects.published()
+        .filter(pk__in=[s["entry_id"] for s in version.data["see_also"]])
+        .values_list("pk", flat=True)
     )
     return render_to_string("glossary/_article.html", article_context(version.data, live))
 
@@ -368,9 +366,7 @@ def _update_redirects(entry: Entry, version: EntryVersion, previous: EntryVersio
 
 def rerender_linking(entry: Entry) -> None:
     """Re-render live pages whose see-also points at `entry`, now that its state changed."""
-    versions = EntryVersion.objects.filter(
-        live_for__isnull=False, see_also_targets=entry
-    )
+    versions = EntryVersion.objects.filter(live_for__isnull=False, see_also_targets=entry)
     for version in versions:
         version.rendered_html = render_version(version)
         version.save(update_fields=["rendered_html"])

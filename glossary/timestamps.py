@@ -51,7 +51,5 @@ def iso_duration(seconds: int) -> str:
     """ISO 8601 duration for <time datetime>: PT25M38S."""
     hours, rest = divmod(int(seconds), 3600)
     minutes, secs = divmod(rest, 60)
-    parts = "".join(
-        f"{n}{unit}" for n, unit in ((hours, "H"), (minutes, "M"), (secs, "S")) if n
-    )
+    parts = "".join(f"{n}{unit}" for n, unit in ((hours, "H"), (minutes, "M"), (secs, "S")) if n)
     return f"PT{parts or '0S'}"

@@ -12,9 +12,12 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
-    found = Entry.objects.published().select_related("live_version").filter(
-        live_version__slug=slug
-    ).first()
+    found = (
+        Entry.objects.published()
+        .select_related("live_version")
+        .filter(live_version__slug=slug)
+        .first()
+    )
     if found is None:
         targets = list(
             EntryRedirect.objects.filter(slug=slug, entry__live_version__isnull=False)
@@ -26,6 +29,4 @@ def entry(request: HttpRequest, slug: str) -> HttpResponse:
         if targets:
             return render(request, "glossary/alias_list.html", {"slug": slug, "targets": targets})
         raise Http404("No published entry at this address.")
-    return render(
-        request, "glossary/entry.html", {"entry": found, "version": found.live_version}
-    )
+    return render(request, "glossary/entry.html", {"entry": found, "version": found.live_version})

@@ -1,0 +1,66 @@
+# The command index. `make run` serves the demo; `make test` runs everything CI runs.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: help run test lint format migrate demo worker beat bench browser clean
+
+help:
+	@echo "make run     set up .venv, migrate SQLite, load the demo, serve on $(HOST):$(PORT)"
+	@echo "make test    set up and run the whole suite (ruff, migrations check, pytest)"
+	@echo "make bench   run the benchmarks in bench/"
+	@echo "make worker  run a Celery worker (needs REDIS_URL)"
+	@echo "make beat    run Celery beat (needs REDIS_URL)"
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+$(VENV)/.installed-bench: $(VENV)/.installed
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+# Browser tests drive Debian's chromium; a test tool never downloads its own.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+migrate: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py load_demo
+	$(PY) manage.py ensure_demo_admin
+
+run: demo
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: $(VENV)/.installed browser lint
+	$(PY) manage.py makemigrations --check --dry-run
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+worker: $(VENV)/.installed
+	$(BIN)/celery -A editorial worker --loglevel=INFO
+
+beat: $(VENV)/.installed
+	$(BIN)/celery -A editorial beat --loglevel=INFO
+
+bench: $(VENV)/.installed-bench
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts
