@@ -1,0 +1,578 @@
+"""Publish gates: the checks an entry must pass before readers see it.
+
+`run_gates(entry)` returns one `GateResult` per finding, in plain words an
+editor understands, each naming the exact item and where to fix it. A result
+with `blocking=True` and `passed=False` stops `editorial.workflow.publish_entry`
+unless an editor overrides it with a written reason; a non-blocking failure is a
+warning the editor reads and decides on.
+
+The query count is fixed whatever the size of the entry: every part is read
+with one query (sub-selects, never Python lists of ids, so an empty entry costs
+the same as a large one). `tests/gates/test_gates.py` pins it.
+
+Decisions worth knowing:
+
+- **See-also targets that are not published are a warning, not a block.** The
+  public page renders such a link as plain text (no dead link) and turns it into
+  a link when the target is published (`publishing.rerender_linking`), so
+  publishing is safe; the editor is told the reader will not get a link yet.
+- **An episode without a known duration is a warning**: the timestamp cannot be
+  checked, which is not the same as being wrong.
+- **Interest disclosures are a warning**: whether a guest's employer needs one is
+  an editorial judgement; the editor adds a disclosure or marks it not needed
+  for this entry (`editorial.models.InterestDisclosureWaiver`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from glossary.models import (
+    Appearance,
+    Citation,
+    Disclosure,
+    Entry,
+    Episode,
+    EpisodeReference,
+    Quote,
+    SeeAlso,
+    Source,
+    Sponsorship,
+)
+from glossary.timestamps import format_timestamp
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One finding of a publish check.
+
+    `code` is stable (tests, override logs, the dashboard); `message` is for
+    people; `fix_url` leads to where the problem is fixed, when there is one.
+    """
+
+    code: str
+    passed: bool
+    blocking: bool
+    message: str
+    fix_url: str | None = None
+
+    @property
+    def blocks(self) -> bool:
+        """True when this result stops publishing (a failed blocking check)."""
+        return self.blocking and not self.passed
+
+    @property
+    def is_warning(self) -> bool:
+        return not self.blocking and not self.passed
+
+
+# Codes, one per check. Kept as constants so the workflow and dashboard can name them.
+HAS_SOURCE = "has_source"
+CITATION_FRESH = "citation_fresh"
+SOURCE_NOT_BROKEN = "source_not_broken"
+SOURCE_MOVED = "source_moved"
+TIMESTAMP_IN_EPISODE = "timestamp_in_episode"
+SPONSORSHIP_DISCLOSED = "sponsorship_disclosed"
+INTEREST_DISCLOSED = "interest_disclosed"
+SEE_ALSO_PUBLISHED = "see_also_published"
+SUMMARY_PRESENT = "summary_present"
+SUMMARY_LENGTH = "summary_length"
+
+# The length search engines show of a meta description.
+META_DESCRIPTION_MAX = getattr(settings, "META_DESCRIPTION_MAX_LENGTH", 160)
+
+
+def blocking_failures(results: list[GateResult]) -> list[GateResult]:
+    """The results that stop publishing."""
+    return [r for r in results if r.blocks]
+
+
+def warnings(results: list[GateResult]) -> list[GateResult]:
+    """Failed checks that do not stop publishing but deserve a look."""
+    return [r for r in results if r.is_warning]
+
+
+def _short(text: str, limit: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _url(name: str, *args: Any, anchor: str = "") -> str | None:
+    try:
+        return reverse(name, args=args) + (f"#{anchor}" if anchor else "")
+    except NoReverseMatch:
+        return None
+
+
+def _entry_url(entry: Entry, inline: str = "") -> str | None:
+    # Django admin gives each inline group the id "<related_name>-group".
+    return _url("admin:glossary_entry_change", entry.pk, anchor=f"{inline}-group" if inline else "")
+
+
+def _episode_label(episode: Episode) -> str:
+    if not episode.title or episode.title.strip().lower() == f"episode {episode.number}":
+        return f"episode {episode.number}"
+    return f"episode {episode.number} (“{_short(episode.title, 50)}”)"
+
+
+def newsroom_today(now: datetime.datetime) -> datetime.date:
+    """The date in the newsroom's zone at `now`: citation ages count newsroom days."""
+    zone = zoneinfo.ZoneInfo(settings.NEWSROOM_TIME_ZONE)
+    return now.astimezone(zone).date()
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def run_gates(entry: Entry, *, now: datetime.datetime | None = None) -> list[GateResult]:
+    """Every publish check for `entry`'s working copy, passed ones included.
+
+    Reads the database a fixed number of times regardless of the entry's size.
+    """
+    now = now or timezone.now()
+    results: list[GateResult] = []
+    results += _summary_checks(entry)
+
+    citations = list(
+        Citation.objects.filter(entry=entry).select_related("source").order_by("order", "pk")
+    )
+    results += _citation_checks(entry, citations, now)
+
+    references = list(
+        EpisodeReference.objects.filter(entry=entry)
+        .select_related("episode", "speaker")
+        .order_by("order", "pk")
+    )
+    quotes = list(
+        Quote.objects.filter(entry=entry)
+        .select_related("episode", "speaker")
+        .order_by("order", "pk")
+    )
+    disclosures = list(
+        Disclosure.objects.filter(entry=entry).select_related("episode").order_by("order", "pk")
+    )
+    results += _timestamp_checks(entry, references, quotes, disclosures)
+
+    # The episodes the entry draws on, as sub-selects so the query count never
+    # depends on how many there are (an empty id list would skip the query).
+    drawn_on = (
+        Q(episode__in=EpisodeReference.objects.filter(entry=entry).values("episode_id"))
+        | Q(episode__in=Quote.objects.filter(entry=entry).values("episode_id"))
+        | Q(
+            episode__in=Disclosure.objects.filter(entry=entry, episode__isnull=False).values(
+                "episode_id"
+            )
+        )
+    )
+    sponsorships = list(
+        Sponsorship.objects.filter(drawn_on)
+        .select_related("episode", "organisation")
+        .order_by("episode__season", "episode__number", "read_at")
+    )
+    results += _sponsorship_checks(entry, sponsorships, disclosures)
+
+    speakers = Q(
+        episode__in=Quote.objects.filter(entry=entry).values("episode_id"),
+        person__in=Quote.objects.filter(entry=entry).values("speaker_id"),
+    ) | Q(
+        episode__in=EpisodeReference.objects.filter(entry=entry).values("episode_id"),
+        person__in=EpisodeReference.objects.filter(entry=entry, speaker__isnull=False).values(
+            "speaker_id"
+        ),
+    )
+    appearances = list(
+        Appearance.objects.filter(speakers, role=Appearance.Role.GUEST, affiliation__isnull=False)
+        .select_related("person", "affiliation", "episode")
+        .order_by("person__name")
+    )
+    results += _interest_checks(entry, references, quotes, disclosures, appearances)
+
+    see_also = list(
+        SeeAlso.objects.filter(entry=entry)
+        .select_related("target__live_version")
+        .order_by("order", "pk")
+    )
+    results += _see_also_checks(entry, see_also)
+    return results
+
+
+def _summary_checks(entry: Entry) -> list[GateResult]:
+    summary = entry.summary.strip()
+    if not summary:
+        return [
+            GateResult(
+                SUMMARY_PRESENT,
+                False,
+                True,
+                "The summary is empty. Search results, feeds and the index show it, so write "
+                "one or two sentences.",
+                _entry_url(entry),
+            )
+        ]
+    results = [GateResult(SUMMARY_PRESENT, True, True, "The entry has a summary.", None)]
+    if len(summary) > META_DESCRIPTION_MAX:
+        results.append(
+            GateResult(
+                SUMMARY_LENGTH,
+                False,
+                False,
+                f"The summary is {len(summary)} characters; search engines cut meta "
+                f"descriptions after about {META_DESCRIPTION_MAX}, so search results will show "
+                f"it cut short. Shorten it by {len(summary) - META_DESCRIPTION_MAX} characters.",
+                _entry_url(entry),
+            )
+        )
+    else:
+        results.append(
+            GateResult(
+                SUMMARY_LENGTH,
+                True,
+                False,
+                f"The summary is {len(summary)} characters, within the {META_DESCRIPTION_MAX} "
+                "a meta description can show.",
+                None,
+            )
+        )
+    return results
+
+
+def _citation_checks(
+    entry: Entry, citations: list[Citation], now: datetime.datetime
+) -> list[GateResult]:
+    fix = _entry_url(entry, "citations")
+    if not citations:
+        return [
+            GateResult(
+                HAS_SOURCE,
+                False,
+                True,
+                "The entry cites no source. Add at least one citation under “Citations”.",
+                fix,
+            )
+        ]
+    results = [
+        GateResult(
+            HAS_SOURCE, True, True, f"The entry cites {_plural(len(citations), 'source')}.", None
+        )
+    ]
+    window = settings.CITATION_FRESHNESS_DAYS
+    today = newsroom_today(now)
+    stale = []
+    for citation in citations:
+        title = _short(citation.source.display_title)
+        if citation.checked_on is None:
+            stale.append(
+                GateResult(
+                    CITATION_FRESH,
+                    False,
+                    True,
+                    f"The citation of “{title}” has never been checked. A fact-checker "
+                    "confirms it still supports the entry and sets “checked on”.",
+                    fix,
+                )
+            )
+            continue
+        age = (today - citation.checked_on).days
+        if age > window:
+            stale.append(
+                GateResult(
+                    CITATION_FRESH,
+                    False,
+                    True,
+                    f"The citation of “{title}” was last checked {_plural(age, 'day')} ago; "
+                    f"the freshness window is {_plural(window, 'day')}.",
+                    fix,
+                )
+            )
+    results += stale or [
+        GateResult(
+            CITATION_FRESH,
+            True,
+            True,
+            f"Every citation was checked within the last {_plural(window, 'day')}.",
+            None,
+        )
+    ]
+
+    broken = []
+    for citation in citations:
+        source = citation.source
+        title = _short(source.display_title)
+        source_url = _url("admin:glossary_source_change", source.pk)
+        if source.health == Source.Health.BROKEN:
+            broken.append(
+                GateResult(
+                    SOURCE_NOT_BROKEN,
+                    False,
+                    True,
+                    f"The source “{title}” is broken: its address ({source.url}) has failed "
+                    "repeated checks. Replace the source, or mark it dead and give an archive "
+                    "copy.",
+                    source_url,
+                )
+            )
+        elif source.health == Source.Health.MOVED:
+            where = f" to {source.suggested_url}" if source.suggested_url else ""
+            results.append(
+                GateResult(
+                    SOURCE_MOVED,
+                    False,
+                    False,
+                    f"The source “{title}” has moved{where}. Update its address so readers "
+                    "are not redirected.",
+                    source_url,
+                )
+            )
+    results += broken or [
+        GateResult(SOURCE_NOT_BROKEN, True, True, "No cited source is broken.", None)
+    ]
+    return results
+
+
+def _timestamp_checks(
+    entry: Entry,
+    references: list[EpisodeReference],
+    quotes: list[Quote],
+    disclosures: list[Disclosure],
+) -> list[GateResult]:
+    findings: list[GateResult] = []
+
+    def check(
+        what: str, episode: Episode | None, seconds: int | None, inline: str, required: bool
+    ) -> None:
+        fix = _entry_url(entry, inline)
+        if episode is None:
+            findings.append(
+                GateResult(
+                    TIMESTAMP_IN_EPISODE,
+                    False,
+                    True,
+                    f"{what} does not say which episode it comes from.",
+                    fix,
+                )
+            )
+            return
+        if seconds is None:
+            if required:
+                findings.append(
+                    GateResult(
+                        TIMESTAMP_IN_EPISODE,
+                        False,
+                        True,
+                        f"{what} in {_episode_label(episode)} has no timestamp.",
+                        fix,
+                    )
+                )
+            return
+        if episode.duration is None:
+            findings.append(
+                GateResult(
+                    TIMESTAMP_IN_EPISODE,
+                    False,
+                    False,
+                    f"{what} at {format_timestamp(seconds)} cannot be checked: "
+                    f"{_episode_label(episode)} has no duration recorded. Add the episode's "
+                    "length.",
+                    _url("admin:glossary_episode_change", episode.pk),
+                )
+            )
+        elif seconds > episode.duration:
+            findings.append(
+                GateResult(
+                    TIMESTAMP_IN_EPISODE,
+                    False,
+                    True,
+                    f"{what} is at {format_timestamp(seconds)}, past the end of "
+                    f"{_episode_label(episode)}, which runs {format_timestamp(episode.duration)}.",
+                    fix,
+                )
+            )
+
+    for ref in references:
+        speaker = f" ({ref.speaker.name})" if ref.speaker else ""
+        check(
+            f"The episode reference “{_short(ref.text, 50)}”{speaker}",
+            ref.episode,
+            ref.at,
+            "references",
+            True,
+        )
+    for quote in quotes:
+        label = f"The quote “{_short(quote.text, 50)}” ({quote.speaker.name})"
+        check(label, quote.episode, quote.start, "quotes", True)
+        if quote.end is not None:
+            check(f"{label}: its end", quote.episode, quote.end, "quotes", True)
+    for d in disclosures:
+        if d.at is not None:
+            text = _short(d.text or "generated from the episode", 40)
+            check(
+                f"The {d.get_kind_display().lower()} disclosure “{text}”",
+                d.episode,
+                d.at,
+                "disclosures",
+                False,
+            )
+    if not any(f.blocks for f in findings):
+        findings.insert(
+            0,
+            GateResult(
+                TIMESTAMP_IN_EPISODE,
+                True,
+                True,
+                "Every quote and episode reference has an episode and a timestamp within it.",
+                None,
+            ),
+        )
+    return findings
+
+
+def _sponsorship_checks(
+    entry: Entry, sponsorships: list[Sponsorship], disclosures: list[Disclosure]
+) -> list[GateResult]:
+    disclosed = {d.episode_id for d in disclosures if d.kind == Disclosure.Kind.SPONSORSHIP}
+    by_episode: dict[int, list[Sponsorship]] = {}
+    for s in sponsorships:
+        by_episode.setdefault(s.episode_id, []).append(s)
+    results = []
+    for episode_id, sponsors in by_episode.items():
+        if episode_id in disclosed:
+            continue
+        episode = sponsors[0].episode
+        names = ", ".join(s.organisation.name for s in sponsors)
+        results.append(
+            GateResult(
+                SPONSORSHIP_DISCLOSED,
+                False,
+                True,
+                f"The entry draws on {_episode_label(episode)}, which was sponsored by {names}, "
+                "but has no sponsorship disclosure for it. Generate the sentence from the "
+                "episode's data, or write one under “Disclosures”.",
+                _url("editorial:gates-generate-sponsorship", entry.pk, episode.pk)
+                or _entry_url(entry, "disclosures"),
+            )
+        )
+    if not results:
+        n = len(by_episode)
+        message = (
+            "Every sponsored episode the entry draws on has a sponsorship disclosure."
+            if n
+            else "None of the episodes the entry draws on had a sponsor."
+        )
+        results.append(GateResult(SPONSORSHIP_DISCLOSED, True, True, message, None))
+    return results
+
+
+def _interest_checks(
+    entry: Entry,
+    references: list[EpisodeReference],
+    quotes: list[Quote],
+    disclosures: list[Disclosure],
+    appearances: list[Appearance],
+) -> list[GateResult]:
+    # Only pairs the entry actually uses: a speaker quoted or cited from that episode.
+    used = {(q.episode_id, q.speaker_id) for q in quotes}
+    used |= {(r.episode_id, r.speaker_id) for r in references if r.speaker_id}
+    disclosed_orgs = {d.organisation_id for d in disclosures if d.organisation_id}
+    waived = _waived_organisations(entry)
+    results = []
+    seen: set[int] = set()
+    for a in appearances:
+        if (a.episode_id, a.person_id) not in used or a.affiliation_id in seen:
+            continue
+        seen.add(a.affiliation_id)  # type: ignore[arg-type]
+        if a.affiliation_id in disclosed_orgs or a.affiliation_id in waived:
+            continue
+        org = a.affiliation
+        assert org is not None  # noqa: S101 - filtered on affiliation__isnull=False
+        results.append(
+            GateResult(
+                INTEREST_DISCLOSED,
+                False,
+                False,
+                f"{a.person.name} spoke for {org.name} in {_episode_label(a.episode)}, and the "
+                f"entry has no disclosure of {org.name}'s interest. Add a commercial-interest "
+                "disclosure, or mark it not needed for this entry.",
+                _url("editorial:gates-interest-not-needed", entry.pk, org.pk)
+                or _entry_url(entry, "disclosures"),
+            )
+        )
+    if not results:
+        results.append(
+            GateResult(
+                INTEREST_DISCLOSED,
+                True,
+                False,
+                "Every quoted guest's organisation has a disclosure or was marked not needed.",
+                None,
+            )
+        )
+    return results
+
+
+def _waived_organisations(entry: Entry) -> set[int]:
+    """Organisations an editor marked as needing no interest disclosure on this entry."""
+    try:
+        from editorial.models import InterestDisclosureWaiver
+    except ImportError:  # the model lands with editorial/models.py; until then none waived
+        return set()
+    return set(
+        InterestDisclosureWaiver.objects.filter(entry=entry).values_list(
+            "organisation_id", flat=True
+        )
+    )
+
+
+def _see_also_checks(entry: Entry, see_also: list[SeeAlso]) -> list[GateResult]:
+    results = [
+        GateResult(
+            SEE_ALSO_PUBLISHED,
+            False,
+            False,
+            f"The see-also link to “{s.target.term}” points at an entry that is not published; "
+            "readers will see its name without a link until it is.",
+            _url("admin:glossary_entry_change", s.target_id),
+        )
+        for s in see_also
+        if s.target.live_version_id is None
+    ]
+    return results or [
+        GateResult(
+            SEE_ALSO_PUBLISHED,
+            True,
+            False,
+            "Every see-also link points at a published entry."
+            if see_also
+            else "The entry has no see-also links.",
+            None,
+        )
+    ]
+
+
+def gate_panel(entry: Entry | None, *, now: datetime.datetime | None = None) -> SafeString:
+    """The gate results as HTML for the entry's change page (a readonly field).
+
+    Blocking failures first, then warnings, then what passed.
+    """
+    if entry is None or entry.pk is None:
+        return render_to_string("editorial/gates_panel.html", {"unsaved": True})
+    results = run_gates(entry, now=now)
+    return render_to_string(
+        "editorial/gates_panel.html",
+        {
+            "blocking": blocking_failures(results),
+            "warnings": warnings(results),
+            "passed": [r for r in results if r.passed],
+            "entry": entry,
+        },
+    )
