@@ -1,0 +1,418 @@
+"""The one door for the checker's outbound HTTP.
+
+`Checker` owns one aiohttp session (a shared connection pool) and checks many
+URLs concurrently, politely and safely:
+
+* every hop is vetted by the guard (IP literals here, names in the resolver);
+* HEAD first, GET when HEAD is refused (405/403/501) or when the page's text
+  is wanted for its fingerprint; redirects are followed here, hop by hop,
+  so each hop is vetted and the chain recorded;
+* bodies are streamed and at most `max_bytes` are read;
+* per-host concurrency and spacing, a global concurrency limit, and
+  Retry-After on 429/503 pushes the host's next request back;
+* timeouts, resets and 5xx are retried with backoff within the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import random
+import socket
+import ssl
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from email.utils import parsedate_to_datetime
+from typing import Any, Self
+
+import aiohttp
+from django.conf import settings
+from yarl import URL
+
+from editorial.linkcheck import guard
+from editorial.linkcheck.classify import REDIRECTS, Attempt, ErrorKind, Outcome, classify
+from editorial.linkcheck.fingerprint import fingerprint
+
+HEAD_REFUSED = frozenset({403, 405, 501})
+TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/xml", "application/xml")
+_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """How the checker behaves; `from_settings` reads the LINKCHECK_* settings."""
+
+    user_agent: str = "GlossaryDesk-LinkCheck/1.0"
+    connect_timeout: float = 10.0
+    read_timeout: float = 15.0
+    total_timeout: float = 30.0
+    max_bytes: int = 2 * 1024 * 1024
+    max_redirects: int = 10
+    per_host: int = 2  # 0 lifts the per-host limit
+    host_spacing: float = 1.0
+    global_concurrency: int = 64
+    retries: int = 2
+    backoff: float = 1.0
+    retry_after_max: float = 60.0
+    head_first: bool = True
+    want_fingerprint: bool = True
+    allow: tuple[guard.IPNetwork, ...] = ()
+
+    @classmethod
+    def from_settings(cls, **overrides: Any) -> FetchOptions:
+        s = settings
+        options = cls(
+            user_agent=s.LINKCHECK_USER_AGENT,
+            connect_timeout=s.LINKCHECK_CONNECT_TIMEOUT,
+            read_timeout=s.LINKCHECK_READ_TIMEOUT,
+            total_timeout=s.LINKCHECK_TOTAL_TIMEOUT,
+            max_bytes=s.LINKCHECK_MAX_BYTES,
+            max_redirects=s.LINKCHECK_MAX_REDIRECTS,
+            per_host=s.LINKCHECK_PER_HOST_CONCURRENCY,
+            host_spacing=s.LINKCHECK_HOST_SPACING,
+            global_concurrency=s.LINKCHECK_CONCURRENCY,
+            retries=s.LINKCHECK_RETRIES,
+            backoff=s.LINKCHECK_BACKOFF,
+            retry_after_max=s.LINKCHECK_RETRY_AFTER_MAX,
+            head_first=s.LINKCHECK_HEAD_FIRST,
+            allow=guard.allowed_networks(),
+        )
+        overrides = {k: v for k, v in overrides.items() if v is not None}
+        return replace(options, **overrides)
+
+
+@dataclass
+class CheckResult:
+    """The outcome of checking one URL, with everything a LinkCheck row records."""
+
+    url: str
+    outcome: Outcome
+    status_code: int | None = None
+    final_url: str = ""
+    redirects: list[dict[str, object]] = field(default_factory=list)
+    elapsed_ms: int = 0
+    error: str = ""
+    fingerprint: str = ""
+    attempts: int = 1
+    retry_after: float | None = None
+    bytes_read: int = 0
+    truncated: bool = False
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "url": self.url,
+            "outcome": str(self.outcome),
+            "status_code": self.status_code,
+            "final_url": self.final_url,
+            "redirects": self.redirects,
+            "elapsed_ms": self.elapsed_ms,
+            "error": self.error,
+            "fingerprint": self.fingerprint,
+        }
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+class _HostGate:
+    """Per-host politeness: a concurrency limit and a minimum start spacing."""
+
+    def __init__(self, limit: int, spacing: float) -> None:
+        self._semaphore = asyncio.Semaphore(limit) if limit > 0 else None
+        self._spacing = spacing
+        self._next_start = 0.0
+
+    def push_back(self, seconds: float) -> None:
+        self._next_start = max(self._next_start, time.monotonic() + seconds)
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        if self._semaphore is not None:
+            await self._semaphore.acquire()
+        try:
+            # Reserve a start time before sleeping so concurrent waiters queue up.
+            now = time.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + self._spacing
+            if start > now:
+                await asyncio.sleep(start - now)
+            yield
+        finally:
+            if self._semaphore is not None:
+                self._semaphore.release()
+
+
+class _Failure(Exception):  # internal control flow
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _describe_error(exc: BaseException) -> tuple[ErrorKind, str]:
+    """Map an exception from aiohttp or the guard to an error kind and text."""
+    if isinstance(exc, _Failure):
+        return exc.kind, str(exc)
+    if isinstance(exc, guard.Refused):
+        return ErrorKind.GUARD, str(exc)
+    if isinstance(exc, asyncio.TimeoutError | aiohttp.ServerTimeoutError):
+        return ErrorKind.TIMEOUT, f"timed out ({type(exc).__name__})"
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError):
+        return ErrorKind.TLS, f"TLS error: {exc}"
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        os_error = exc.os_error
+        if isinstance(os_error, socket.gaierror) and os_error.errno in (
+            socket.EAI_NONAME,
+            getattr(socket, "EAI_NODATA", socket.EAI_NONAME),
+        ):
+            return ErrorKind.DNS_NOT_FOUND, f"DNS name not found: {exc.host}"
+        return ErrorKind.DNS_ERROR, f"DNS lookup failed: {os_error}"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        if exc.os_error.errno == errno.ECONNREFUSED:
+            return ErrorKind.CONNECTION_REFUSED, f"connection refused by {exc.host}:{exc.port}"
+        return ErrorKind.CONNECTION_ERROR, f"could not connect: {exc.os_error}"
+    if isinstance(exc, ssl.SSLError):
+        return ErrorKind.TLS, f"TLS error: {exc}"
+    if isinstance(
+        exc,
+        aiohttp.ServerDisconnectedError
+        | aiohttp.ClientPayloadError
+        | aiohttp.ClientOSError
+        | ConnectionResetError,
+    ):
+        return ErrorKind.RESET, f"connection reset or closed early ({type(exc).__name__})"
+    if isinstance(exc, aiohttp.InvalidURL | ValueError):
+        return ErrorKind.INVALID_URL, f"invalid URL: {exc}"
+    if isinstance(exc, aiohttp.ClientError):
+        return ErrorKind.CONNECTION_ERROR, f"{type(exc).__name__}: {exc}"
+    raise exc
+
+
+def _is_text(content_type: str) -> bool:
+    return content_type.split(";", 1)[0].strip().lower() in TEXT_TYPES
+
+
+class Checker:
+    """Checks URLs through one shared session. Use as an async context manager."""
+
+    def __init__(self, options: FetchOptions) -> None:
+        self.options = options
+        self._gates: dict[str, _HostGate] = {}
+        self._global = asyncio.Semaphore(options.global_concurrency)
+        self._session: aiohttp.ClientSession | None = None
+
+    async def __aenter__(self) -> Self:
+        o = self.options
+        connector = aiohttp.TCPConnector(
+            limit=o.global_concurrency,
+            limit_per_host=o.per_host,
+            resolver=guard.GuardedResolver(o.allow),
+            ttl_dns_cache=60,
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=aiohttp.ClientTimeout(
+                total=o.total_timeout, connect=o.connect_timeout, sock_read=o.read_timeout
+            ),
+            headers={"User-Agent": o.user_agent, "Accept": "text/html,*/*;q=0.8"},
+            # Cookies from one site must never reach another, nor persist between checks.
+            cookie_jar=aiohttp.DummyCookieJar(),
+            auto_decompress=True,
+        )
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    def _gate(self, host: str) -> _HostGate | None:
+        o = self.options
+        if o.per_host <= 0 and o.host_spacing <= 0:
+            return None
+        gate = self._gates.get(host)
+        if gate is None:
+            gate = self._gates[host] = _HostGate(o.per_host, o.host_spacing)
+        return gate
+
+    async def check_many(
+        self,
+        urls: Iterable[str],
+        on_result: Callable[[CheckResult], Awaitable[None] | None] | None = None,
+    ) -> list[CheckResult]:
+        """Check each distinct URL once, concurrently; results in input order."""
+        unique = list(dict.fromkeys(urls))
+
+        async def run(url: str) -> CheckResult:
+            result = await self.check(url)
+            if on_result is not None:
+                maybe = on_result(result)
+                if maybe is not None:
+                    await maybe
+            return result
+
+        return list(await asyncio.gather(*(run(url) for url in unique)))
+
+    async def check(self, url: str) -> CheckResult:
+        """Check one URL, retrying transient faults; never raises for network errors."""
+        o = self.options
+        started = time.monotonic()
+        attempts = 0
+        while True:
+            attempts += 1
+            attempt, body_info = await self._attempt(url)
+            outcome = classify(attempt)
+            if attempts <= o.retries:
+                if outcome is Outcome.TRANSIENT:
+                    # Exponential backoff with jitter, so retries do not stampede a host.
+                    delay = o.backoff * (2 ** (attempts - 1)) * random.uniform(0.5, 1.0)  # noqa: S311
+                    await asyncio.sleep(delay)
+                    continue
+                if (
+                    outcome is Outcome.RATE_LIMITED
+                    and attempt.retry_after is not None
+                    and attempt.retry_after <= o.retry_after_max
+                ):
+                    if self._gate(URL(attempt.final_url).host or "") is None:
+                        await asyncio.sleep(attempt.retry_after)
+                    continue  # otherwise the host gate already waits out Retry-After
+            break
+        fp, bytes_read, truncated = body_info
+        return CheckResult(
+            url=url,
+            outcome=outcome,
+            status_code=attempt.status,
+            final_url=attempt.final_url,
+            redirects=attempt.redirects,
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            error=attempt.error,
+            fingerprint=fp,
+            attempts=attempts,
+            retry_after=attempt.retry_after,
+            bytes_read=bytes_read,
+            truncated=truncated,
+        )
+
+    async def _attempt(self, url: str) -> tuple[Attempt, tuple[str, int, bool]]:
+        attempt = Attempt(url=url, final_url=url)
+        try:
+            body_info = await self._follow(url, attempt)
+        except Exception as exc:  # every failure becomes an outcome
+            attempt.error_kind, attempt.error = _describe_error(exc)
+            return attempt, ("", 0, False)
+        return attempt, body_info
+
+    async def _follow(self, url: str, attempt: Attempt) -> tuple[str, int, bool]:
+        o = self.options
+        method = "HEAD" if o.head_first else "GET"
+        current = URL(url, encoded=False)
+        seen = {str(current)}
+        while True:
+            attempt.final_url = str(current)
+            guard.check_scheme(current.scheme)
+            if not current.host:
+                raise _Failure(ErrorKind.INVALID_URL, f"invalid URL: no host in {current}")
+            guard.check_host_literal(current.host, o.allow)
+            async with self._request(method, current) as response:
+                status = response.status
+                attempt.status = status
+                if status in REDIRECTS and "Location" in response.headers:
+                    try:
+                        target = current.join(URL(response.headers["Location"]))
+                    except ValueError as exc:
+                        raise _Failure(ErrorKind.INVALID_URL, f"bad redirect: {exc}") from None
+                    attempt.redirects.append(
+                        {"url": str(current), "status": status, "location": str(target)}
+                    )
+                    if str(target) in seen:
+                        raise _Failure(ErrorKind.REDIRECT_LOOP, f"redirect loop at {target}")
+                    if len(attempt.redirects) > o.max_redirects:
+                        raise _Failure(
+                            ErrorKind.TOO_MANY_REDIRECTS,
+                            f"more than {o.max_redirects} redirects",
+                        )
+                    seen.add(str(target))
+                    current = target
+                    continue
+                if status in (429, 503):
+                    attempt.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                    gate = self._gate(current.host)
+                    if attempt.retry_after is not None and gate is not None:
+                        # Later requests to this host, retries included, wait it out.
+                        gate.push_back(min(attempt.retry_after, o.retry_after_max))
+                attempt.challenge = response.headers.get("cf-mitigated", "").lower() == "challenge"
+                content_type = response.headers.get("Content-Type", "")
+                if method == "HEAD" and (
+                    status in HEAD_REFUSED
+                    or (o.want_fingerprint and 200 <= status < 300 and _is_text(content_type))
+                ):
+                    method = "GET"
+                    continue
+                if method == "GET" and 200 <= status < 300 and _is_text(content_type):
+                    return await self._read_fingerprint(response, content_type)
+                return "", 0, False
+
+    @asynccontextmanager
+    async def _request(self, method: str, url: URL) -> AsyncIterator[aiohttp.ClientResponse]:
+        if self._session is None:
+            raise RuntimeError("use Checker as an async context manager")
+        gate = self._gate(url.host or "")
+        async with self._global:
+            if gate is None:
+                async with self._session.request(method, url, allow_redirects=False) as resp:
+                    yield resp
+            else:
+                async with gate.slot():
+                    async with self._session.request(method, url, allow_redirects=False) as resp:
+                        yield resp
+
+    async def _read_fingerprint(
+        self, response: aiohttp.ClientResponse, content_type: str
+    ) -> tuple[str, int, bool]:
+        """Stream at most max_bytes of the body and fingerprint what was read."""
+        cap = self.options.max_bytes
+        chunks: list[bytes] = []
+        size = 0
+        truncated = False
+        async for chunk in response.content.iter_chunked(_CHUNK):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= cap:
+                truncated = True
+                break
+        body = b"".join(chunks)[:cap]
+        if truncated:
+            # Drop the connection rather than drain an endless body.
+            response.close()
+        charset = response.charset or "utf-8"
+        try:
+            text = body.decode(charset, errors="replace")
+        except LookupError:
+            text = body.decode("utf-8", errors="replace")
+        if self.options.want_fingerprint:
+            return fingerprint(text, content_type), len(body), truncated
+        return "", len(body), truncated
+
+
+async def check_urls(
+    urls: Iterable[str],
+    options: FetchOptions | None = None,
+    on_result: Callable[[CheckResult], Awaitable[None] | None] | None = None,
+) -> list[CheckResult]:
+    """Check URLs with a fresh session; the plain entry point for callers."""
+    async with Checker(options or FetchOptions.from_settings()) as checker:
+        return await checker.check_many(urls, on_result)

@@ -1,0 +1,166 @@
+"""A source's link health, derived from its history of check outcomes.
+
+One failing check never flags a page: a source becomes *broken* only after
+LINKCHECK_BROKEN_AFTER failures, each counted at least
+LINKCHECK_FAILURE_SPACING_DAYS after the previous counted one (failures
+closer together count once). One success resets the streak. Outcomes that say
+nothing about the page itself (rate limited, TLS trouble) never count.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.dispatch import Signal
+
+from editorial.linkcheck.classify import FAILURES, Outcome
+from editorial.linkcheck.fetch import CheckResult
+from glossary.models import LinkCheck, Source
+
+Health = Source.Health
+
+# Sent after a source's health or its "changed since confirmed" flag changes;
+# kwargs: source (the saved Source), transition (a Transition).
+source_health_changed = Signal()
+
+editors_log = logging.getLogger("editorial.linkcheck.editors")
+
+# The Source columns the state machine writes (for .update() / bulk_update()).
+STATE_FIELDS = (
+    "health",
+    "health_changed_at",
+    "failure_streak",
+    "first_failure_at",
+    "last_counted_failure_at",
+    "last_checked_at",
+    "next_check_at",
+    "last_outcome",
+    "last_status_code",
+    "suggested_url",
+    "last_fingerprint",
+)
+
+
+@dataclass(frozen=True)
+class Transition:
+    """What a check changed about a source, for telling editors."""
+
+    old_health: str
+    new_health: str
+    was_changed: bool
+    now_changed: bool
+
+    @property
+    def health_changed(self) -> bool:
+        return self.old_health != self.new_health
+
+    @property
+    def content_changed(self) -> bool:
+        return self.now_changed and not self.was_changed
+
+    @property
+    def worth_telling(self) -> bool:
+        return self.health_changed or self.content_changed
+
+    def describe(self, source: Source) -> str:
+        parts = []
+        if self.health_changed:
+            parts.append(f"link is now {self.new_health} (was {self.old_health})")
+        if self.content_changed:
+            parts.append("page text changed since it was last confirmed")
+        return f"Source #{source.pk} {source.url}: " + "; ".join(parts)
+
+
+def _interval(days: tuple[float, float], rng: random.Random, factor: float = 1.0) -> timedelta:
+    low, high = days
+    # Random within the window so sources added together do not all come due together.
+    return timedelta(days=rng.uniform(low, max(low, high)) * factor)
+
+
+def apply_result(
+    source: Source,
+    result: CheckResult,
+    now: datetime,
+    *,
+    archived_only: bool = False,
+    rng: random.Random | None = None,
+) -> Transition:
+    """Fold one check result into `source`'s state (in memory; the caller saves)."""
+    rng = rng or random.Random()  # noqa: S311 - scheduling jitter, not security
+    old_health = source.health
+    was_changed = source.changed_since_confirmed
+    outcome = result.outcome
+    healthy = settings.LINKCHECK_HEALTHY_INTERVAL_DAYS
+    failing = settings.LINKCHECK_FAILING_INTERVAL_DAYS
+    spacing = timedelta(days=settings.LINKCHECK_FAILURE_SPACING_DAYS)
+
+    source.last_checked_at = now
+    source.last_outcome = str(outcome)
+    source.last_status_code = result.status_code
+    if result.fingerprint:
+        source.last_fingerprint = result.fingerprint
+
+    window = healthy
+    if outcome in (Outcome.OK, Outcome.MOVED):
+        source.failure_streak = 0
+        source.first_failure_at = None
+        source.last_counted_failure_at = None
+        if outcome is Outcome.MOVED:
+            source.health = Health.MOVED
+            source.suggested_url = result.final_url
+        else:
+            source.health = Health.OK
+            source.suggested_url = ""
+    elif outcome in FAILURES:
+        last = source.last_counted_failure_at
+        if last is None or now - last >= spacing:
+            source.failure_streak += 1
+            source.last_counted_failure_at = now
+            source.first_failure_at = source.first_failure_at or now
+        if source.failure_streak >= settings.LINKCHECK_BROKEN_AFTER:
+            source.health = Health.BROKEN
+        elif source.health != Health.BROKEN:
+            source.health = Health.FAILING
+        window = failing
+    elif outcome in (Outcome.BLOCKED, Outcome.REFUSED):
+        # Needs a human look; says nothing about whether the page still exists.
+        source.health = Health.BLOCKED
+    elif outcome is Outcome.TLS_ERROR:
+        # Degraded, not broken: show it, but never count it towards "broken".
+        if source.health in (Health.OK, Health.UNCHECKED, Health.MOVED):
+            source.health = Health.FAILING
+        window = failing
+    else:  # rate limited: the host asked us to come back later
+        window = failing
+
+    delay = _interval(window, rng, settings.LINKCHECK_ARCHIVED_FACTOR if archived_only else 1.0)
+    if outcome is Outcome.RATE_LIMITED and result.retry_after:
+        delay = max(delay, timedelta(seconds=result.retry_after))
+    source.next_check_at = now + delay
+    if source.health != old_health:
+        source.health_changed_at = now
+    return Transition(
+        old_health=old_health,
+        new_health=source.health,
+        was_changed=was_changed,
+        now_changed=source.changed_since_confirmed,
+    )
+
+
+def tell_editors(source: Source, transition: Transition) -> None:
+    """Log and signal a change editors should act on; silent when nothing changed."""
+    if not transition.worth_telling:
+        return
+    editors_log.warning("%s", transition.describe(source))
+    source_health_changed.send(sender=Source, source=source, transition=transition)
+
+
+def prune_history(now: datetime) -> int:
+    """Delete checks older than LINKCHECK_RETENTION_DAYS; returns how many went."""
+    cutoff = now - timedelta(days=settings.LINKCHECK_RETENTION_DAYS)
+    deleted, _ = LinkCheck.objects.filter(checked_at__lt=cutoff).delete()
+    return deleted

@@ -1,0 +1,226 @@
+"""A real HTTP server on 127.0.0.1 that serves every case the checker must classify.
+
+It runs aiohttp.web on its own event loop in a thread and records every request
+it receives, so tests can prove that a refused URL never reached it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+PAGE = """<!doctype html><html><head><title>{title}</title>
+<script>var rotating = "{noise}";</script><style>.x{{color:red}}</style></head>
+<body><nav>Home | About</nav>
+<div class="ad-slot" id="ad-top">{ad}</div>
+<main><h1>{title}</h1><p>{text}</p><p>Updated at {clock}.</p></main>
+<aside class="sidebar">Trending: {noise}</aside>
+<footer>© The Publisher</footer></body></html>"""
+
+
+def page(
+    text: str = "Interconnect links chips.",
+    *,
+    ad: str = "Buy now",
+    noise: str = "1",
+    clock: str = "10:15",
+    title: str = "A page",
+) -> str:
+    return PAGE.format(text=text, ad=ad, noise=noise, clock=clock, title=title)
+
+
+@dataclass
+class LocalSite:
+    host: str = "127.0.0.1"
+    port: int = 0
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    counters: Counter[str] = field(default_factory=Counter)
+    active: Counter[str] = field(default_factory=Counter)
+    peak_active: int = 0
+    start_times: list[float] = field(default_factory=list)
+    user_agents: list[str] = field(default_factory=list)
+
+    @property
+    def base(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def url(self, path: str) -> str:
+        return f"{self.base}{path}"
+
+    def paths(self) -> list[str]:
+        return [path for _method, path in self.requests]
+
+    def reset(self) -> None:
+        self.requests.clear()
+        self.counters.clear()
+        self.start_times.clear()
+        self.user_agents.clear()
+        self.peak_active = 0
+
+    # --- handlers -----------------------------------------------------------
+
+    def _count(self, request: web.Request) -> int:
+        key = request.path_qs
+        self.counters[key] += 1
+        return self.counters[key]
+
+    async def ok(self, request: web.Request) -> web.Response:
+        return web.Response(text=page(), content_type="text/html")
+
+    async def root(self, request: web.Request) -> web.Response:
+        return web.Response(text=page("Welcome home."), content_type="text/html")
+
+    async def head_405(self, request: web.Request) -> web.Response:
+        if request.method == "HEAD":
+            return web.Response(status=405)
+        return web.Response(text=page("Only GET here."), content_type="text/html")
+
+    async def redirect(self, request: web.Request) -> web.Response:
+        status = int(request.match_info["status"])
+        return _redirect(status, request.query.get("to", "/ok"))
+
+    async def loop_a(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/loop-b")
+
+    async def loop_b(self, request: web.Request) -> web.Response:
+        raise web.HTTPFound("/loop-a")
+
+    async def status(self, request: web.Request) -> web.Response:
+        code = int(request.match_info["code"])
+        headers = {}
+        if "challenge" in request.query:
+            headers["cf-mitigated"] = "challenge"
+        if "retry_after" in request.query:
+            headers["Retry-After"] = request.query["retry_after"]
+        return web.Response(status=code, text=f"status {code}", headers=headers)
+
+    async def flaky(self, request: web.Request) -> web.Response:
+        """500 on the first request for this query string, then a page."""
+        if self._count(request) == 1:
+            return web.Response(status=500, text="oops")
+        return web.Response(text=page("Recovered."), content_type="text/html")
+
+    async def busy_once(self, request: web.Request) -> web.Response:
+        """429 with Retry-After on the first request for this query, then a page."""
+        if self._count(request) == 1:
+            return web.Response(
+                status=429, headers={"Retry-After": request.query.get("after", "1")}
+            )
+        return web.Response(text=page("Thanks for waiting."), content_type="text/html")
+
+    async def slow(self, request: web.Request) -> web.Response:
+        await asyncio.sleep(float(request.query.get("seconds", "5")))
+        return web.Response(text=page("Finally."), content_type="text/html")
+
+    async def reset_connection(self, request: web.Request) -> web.Response:
+        assert request.transport is not None
+        request.transport.abort()  # RST-style close before any response bytes
+        raise asyncio.CancelledError
+
+    async def endless(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/html"})
+        await response.prepare(request)
+        if request.method == "HEAD":
+            return response
+        chunk = b"<p>" + b"more words " * 6000 + b"</p>\n"
+        try:
+            while True:
+                await response.write(chunk)
+        except ConnectionError:  # the checker hung up at its byte cap, as it should
+            return response
+
+    async def changing(self, request: web.Request) -> web.Response:
+        n = self._count(request)
+        return web.Response(text=page(f"Version {n} of the text."), content_type="text/html")
+
+    async def ad_rotating(self, request: web.Request) -> web.Response:
+        n = self._count(request)
+        return web.Response(
+            text=page("The steady text.", ad=f"Ad number {n}", noise=str(n), clock=f"10:{n:02d}"),
+            content_type="text/html",
+        )
+
+    async def binary(self, request: web.Request) -> web.Response:
+        return web.Response(body=b"%PDF-1.7 ...", content_type="application/pdf")
+
+    async def track(self, request: web.Request) -> web.Response:
+        """Slow-ish page that tracks how many requests are active at once."""
+        self.active["all"] += 1
+        self.peak_active = max(self.peak_active, self.active["all"])
+        self.start_times.append(asyncio.get_running_loop().time())
+        try:
+            await asyncio.sleep(float(request.query.get("hold", "0.05")))
+            return web.Response(text=page("Tracked."), content_type="text/html")
+        finally:
+            self.active["all"] -= 1
+
+    # --- plumbing -----------------------------------------------------------
+
+    @web.middleware
+    async def record(self, request: web.Request, handler):  # type: ignore[no-untyped-def]
+        self.requests.append((request.method, request.path_qs))
+        self.user_agents.append(request.headers.get("User-Agent", ""))
+        return await handler(request)
+
+    def app(self) -> web.Application:
+        app = web.Application(middlewares=[self.record])
+        app.router.add_route("*", "/", self.root)
+        app.router.add_route("*", "/ok", self.ok)
+        app.router.add_route("*", "/head-405", self.head_405)
+        app.router.add_route("*", "/redirect/{status}", self.redirect)
+        app.router.add_route("*", "/loop-a", self.loop_a)
+        app.router.add_route("*", "/loop-b", self.loop_b)
+        app.router.add_route("*", "/status/{code}", self.status)
+        app.router.add_route("*", "/flaky", self.flaky)
+        app.router.add_route("*", "/busy-once", self.busy_once)
+        app.router.add_route("*", "/slow", self.slow)
+        app.router.add_route("*", "/reset", self.reset_connection)
+        app.router.add_route("*", "/endless", self.endless)
+        app.router.add_route("*", "/changing", self.changing)
+        app.router.add_route("*", "/ad-rotating", self.ad_rotating)
+        app.router.add_route("*", "/file.pdf", self.binary)
+        app.router.add_route("*", "/track/{name}", self.track)
+        app.router.add_route("*", "/not-found", self.not_found_page)
+        return app
+
+    async def not_found_page(self, request: web.Request) -> web.Response:
+        return web.Response(text=page("Sorry, no such page."), content_type="text/html")
+
+    def start(self) -> None:
+        ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+
+        async def serve() -> None:
+            self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, self.host, self.port)
+            await site.start()
+            sockets = site._server.sockets  # type: ignore[union-attr]
+            self.port = sockets[0].getsockname()[1]
+            ready.set()
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._loop.run_until_complete(serve())
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="linkcheck-test-server", daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("test server did not start")
+
+    def stop(self) -> None:
+        async def shutdown() -> None:
+            await self._runner.cleanup()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+
+def _redirect(status: int, location: str) -> web.Response:
+    return web.Response(status=status, headers={"Location": location})
