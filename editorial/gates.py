@@ -222,6 +222,7 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
         ]
     results = [GateResult(SUMMARY_PRESENT, True, True, "The entry has a summary.", None)]
     if len(summary) > META_DESCRIPTION_MAX:
+        over = _plural(len(summary) - META_DESCRIPTION_MAX, "character")
         results.append(
             GateResult(
                 SUMMARY_LENGTH,
@@ -229,7 +230,7 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
                 False,
                 f"The summary is {len(summary)} characters; search engines cut meta "
                 f"descriptions after about {META_DESCRIPTION_MAX}, so search results will show "
-                f"it cut short. Shorten it by {len(summary) - META_DESCRIPTION_MAX} characters.",
+                f"it cut short. Shorten it by {over}.",
                 _entry_url(entry),
             )
         )
