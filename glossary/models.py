@@ -95,6 +95,9 @@ class Person(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:person", args=[self.slug])
+
 
 class Organisation(models.Model):
     name = models.CharField(max_length=200)
@@ -106,6 +109,9 @@ class Organisation(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:organisation", args=[self.slug])
 
 
 class Episode(models.Model):
@@ -137,6 +143,9 @@ class Episode(models.Model):
 
     def __str__(self) -> str:
         return f"Episode {self.number}: {self.title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("glossary:episode", args=[self.show.slug, self.season, self.number])
 
     def link_at(self, seconds: int | None) -> str:
         """The URL that opens this episode at `seconds`, in the show's deep-link style."""
@@ -592,6 +601,10 @@ class Source(models.Model):
     def __str__(self) -> str:
         return self.display_title
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.url = normalise_url(self.url)
+        super().save(*args, **kwargs)
+
     @property
     def display_title(self) -> str:
         if self.publisher and self.publisher != self.title:
@@ -605,10 +618,6 @@ class Source(models.Model):
             and self.last_fingerprint
             and self.last_fingerprint != self.confirmed_fingerprint
         )
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        self.url = normalise_url(self.url)
-        super().save(*args, **kwargs)
 
 
 class Citation(EntryPart):

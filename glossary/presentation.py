@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
-from django.utils.html import escape, format_html
+from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from glossary.markdown import render_markdown
@@ -61,6 +61,25 @@ class SourceLine:
     checked_on: datetime.date | None
     archive_url: str
     citation_status: str
+    archive_date: datetime.date | None = None
+
+    @property
+    def href(self) -> str:
+        """Dead, unfit or usurped sources link to the archived copy when there is one."""
+        if self.citation_status != "live" and self.archive_url:
+            return self.archive_url
+        return self.url
+
+    @property
+    def status_note(self) -> str:
+        if self.citation_status == "live":
+            return ""
+        if self.archive_url:
+            return (
+                "The original page is no longer available as cited; "
+                "the link opens an archived copy."
+            )
+        return "The original page is no longer available as cited."
 
 
 @dataclass
@@ -71,6 +90,12 @@ class QuoteView:
     moment: Moment
     lightly_edited: bool
     end: int | None = None
+    verbatim: str = ""
+
+    @property
+    def show_verbatim(self) -> bool:
+        """The transcript text is shown beside an edited quote, so the edit can be audited."""
+        return bool(self.verbatim.strip()) and self.verbatim.strip() != self.text.strip()
 
     @property
     def link(self) -> SafeString:
@@ -135,11 +160,8 @@ def _see_also(data: dict[str, Any], live_ids: set[int]) -> SafeString:
     elif len(items) == 2:
         joined = format_html("{} and {}", items[0], items[1])
     else:
-        joined = format_html(
-            "{}, and {}",
-            mark_safe(", ".join(items[:-1])),
-            items[-1],  # noqa: S308
-        )
+        head = format_html_join(", ", "{}", ((item,) for item in items[:-1]))
+        joined = format_html("{}, and {}", head, items[-1])
     return format_html("See also {}.", joined)
 
 
@@ -152,6 +174,7 @@ def article_context(data: dict[str, Any], live_ids: set[int]) -> dict[str, Any]:
             moment=Moment(q["episode"], q["start"]),
             lightly_edited=q["lightly_edited"],
             end=q["end"],
+            verbatim=q.get("verbatim", ""),
         )
         for q in data["quotes"]
     ]
@@ -167,6 +190,11 @@ def article_context(data: dict[str, Any], live_ids: set[int]) -> dict[str, Any]:
             checked_on=datetime.date.fromisoformat(c["checked_on"]) if c["checked_on"] else None,
             archive_url=c["source"]["archive_url"],
             citation_status=c["source"]["citation_status"],
+            archive_date=(
+                datetime.date.fromisoformat(c["source"]["archive_date"])
+                if c["source"].get("archive_date")
+                else None
+            ),
         )
         for c in data["citations"]
     ]

@@ -1,0 +1,136 @@
+"""The demo reproduces the seed entry faithfully, on a plain public page."""
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from glossary.demo import load_demo
+from glossary.models import Entry, EntryVersion, Episode, Quote, Source
+
+SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_f28e23b7ec49cb0e.txt"
+SEED_FALLBACK = Path(__file__).resolve().parents[2] / "tests" / "data" / "seed_interconnect.txt"
+
+
+def seed_lines() -> list[str]:
+    path = SEED if SEED.exists() else SEED_FALLBACK
+    return [line.strip() for line in path.read_text().splitlines() if line.strip()]
+
+
+class VisibleText(HTMLParser):
+    """The text a sighted reader sees: no scripts, styles or screen-reader-only spans."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.hidden_depth = 0
+        self.stack: list[bool] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in {"br", "img", "meta", "link", "input", "hr"}:
+            return
+        hidden = (
+            tag in {"script", "style", "head", "title"}
+            or "visually-hidden" in (dict(attrs).get("class") or "").split()
+        )
+        self.stack.append(hidden)
+        self.hidden_depth += hidden
+        if tag in {"p", "li", "h1", "h2", "figcaption", "blockquote", "div", "section"}:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in {"br", "img", "meta", "link", "input", "hr"} or not self.stack:
+            return
+        self.hidden_depth -= self.stack.pop()
+        if tag in {"p", "li", "h1", "h2", "figcaption", "blockquote"}:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if not self.hidden_depth:
+            self.parts.append(data)
+
+    def text(self) -> str:
+        return " ".join("".join(self.parts).split())
+
+
+def visible_text(html: str) -> str:
+    parser = VisibleText()
+    parser.feed(html)
+    return parser.text()
+
+
+@pytest.fixture
+def page(client, demo) -> str:
+    response = client.get("/glossary/interconnect/")
+    assert response.status_code == 200
+    return visible_text(response.content.decode())
+
+
+def normalise(line: str) -> str:
+    return " ".join(line.lstrip("- ").split())
+
+
+@pytest.mark.parametrize("index", range(len(seed_lines())))
+def test_every_line_of_the_seed_is_on_the_public_page(page, index):
+    assert normalise(seed_lines()[index]) in page
+
+
+def test_the_seed_keeps_its_order_on_the_page(page):
+    positions = [page.index(normalise(line)) for line in seed_lines()]
+    assert positions == sorted(positions)
+
+
+def test_the_demo_is_reachable_from_the_home_page(client, demo):
+    home = client.get("/").content.decode()
+    assert 'href="/glossary/interconnect/"' in home
+
+
+def test_loading_the_demo_twice_changes_nothing(demo):
+    counts = (Entry.objects.count(), EntryVersion.objects.count(), Source.objects.count())
+    assert load_demo()["published"] == 0
+    assert (Entry.objects.count(), EntryVersion.objects.count(), Source.objects.count()) == counts
+
+
+def test_the_demo_has_the_seeds_data_as_data(demo):
+    entry = Entry.objects.get(slug="interconnect")
+    assert entry.is_live
+    ep28 = Episode.objects.get(number=28)
+    assert ep28.season == 2
+    assert [(s.organisation.name, s.read_at) for s in ep28.sponsorships.all()] == [("Galileo", 5)]
+    quotes = list(Quote.objects.filter(entry=entry))
+    assert [(q.speaker.name, q.episode.number, q.start) for q in quotes] == [
+        ("Jeetu Patel", 44, 1538),
+        ("Anush Elangovan", 28, 187),
+    ]
+    assert all(q.lightly_edited for q in quotes)
+    assert [
+        a.affiliation.name for q in quotes for a in q.episode.appearances.filter(person=q.speaker)
+    ] == ["Cisco", "AMD"]
+    disclosure_times = sorted(d.at for d in entry.disclosures.all() if d.at is not None)
+    assert disclosure_times == [1917]
+    assert {c.checked_on.isoformat() for c in entry.citations.all()} == {"2026-10-24"}
+    assert [s.target.slug for s in entry.see_also.all()] == ["ai-factory", "high-bandwidth-memory"]
+
+
+def test_the_demo_has_enough_entries_for_index_tags_and_search(demo):
+    live = Entry.objects.published()
+    assert live.count() >= 13
+    assert live.filter(tags__name="networking").count() >= 5
+
+
+def test_the_sponsorship_sentence_is_derived_from_episode_data(client, demo):
+    ep28 = Episode.objects.get(number=28)
+    ep28.sponsorships.update(read_at=9)
+    from glossary import publishing
+
+    publishing.publish(Entry.objects.get(slug="interconnect"))
+    page = visible_text(client.get("/glossary/interconnect/").content.decode())
+    assert "Episode 28 is a Season 2 episode sponsored by Galileo (intro at 0:09)." in page
+
+
+def test_timestamp_links_open_the_episode_at_that_second(client, demo):
+    html = client.get("/glossary/interconnect/").content.decode()
+    assert 'href="https://podcast.example/episodes/44#t=1538"' in html
+    assert 'href="https://podcast.example/episodes/44#t=1917"' in html
+    assert '<time datetime="PT31M57S">31:57</time>' in html
+    assert "Listen to episode 44 at" in html
