@@ -523,10 +523,8 @@ def _interest_checks(
 
 def _waived_organisations(entry: Entry) -> set[int]:
     """Organisations an editor marked as needing no interest disclosure on this entry."""
-    try:
-        from editorial.models import InterestDisclosureWaiver
-    except ImportError:  # the model lands with editorial/models.py; until then none waived
-        return set()
+    from editorial.models import InterestDisclosureWaiver
+
     return set(
         InterestDisclosureWaiver.objects.filter(entry=entry).values_list(
             "organisation_id", flat=True

@@ -1,0 +1,187 @@
+"""The editorial desk's own records: the workflow's audit log and its permissions.
+
+Content lives in `glossary`; this app only records what people did to it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from glossary.models import Entry, EntryVersion
+
+
+class WorkflowEvent(models.Model):
+    """One row per workflow transition: who, when, from which state to which, and why.
+
+    Rows are only ever added (see editorial.workflow); the admin shows them read-only.
+    The model also carries the workflow's custom permissions, which the roles
+    (editorial.permissions.ROLES) are made of.
+    """
+
+    class Action(models.TextChoices):
+        SUBMIT = "submit", "Submitted for review"
+        REQUEST_CHANGES = "request_changes", "Changes requested"
+        PUBLISH = "publish", "Published"
+        UNPUBLISH = "unpublish", "Unpublished"
+        ARCHIVE = "archive", "Archived"
+        RESTORE = "restore", "Restored from the archive"
+        ROLLBACK = "rollback", "Rolled back"
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="workflow_events")
+    version = models.ForeignKey(
+        EntryVersion,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="workflow_events",
+        help_text="The version published, or the one rolled back to.",
+    )
+    action = models.CharField(max_length=20, choices=Action.choices)
+    from_status = models.CharField(max_length=20, choices=Entry.Status.choices)
+    to_status = models.CharField(max_length=20, choices=Entry.Status.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    at = models.DateTimeField(default=timezone.now)
+    comment = models.TextField(blank=True)
+    override_reason = models.TextField(
+        blank=True, help_text="Why an editor published although blocking checks failed."
+    )
+    overridden_checks = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The blocking checks that failed when the editor overrode them: "
+        "code and message of each, as they read at that moment.",
+    )
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        get_latest_by = "at"
+        indexes = [
+            # The entry's history page and "latest review comment" read an entry's newest events.
+            models.Index(fields=["entry", "-at"], name="workflowevent_entry_recent_idx"),
+        ]
+        permissions = [
+            ("edit_content", "Can write and edit entry content"),
+            ("submit_entry", "Can submit an entry for review"),
+            ("review_entry", "Can review an entry and request changes"),
+            ("publish_entry", "Can publish an entry"),
+            ("override_gates", "Can publish despite failing checks, with a written reason"),
+            ("unpublish_entry", "Can unpublish an entry"),
+            ("archive_entry", "Can archive and restore an entry"),
+            ("schedule_entry", "Can schedule publishing and unpublishing"),
+            ("rollback_entry", "Can roll an entry back to an earlier version"),
+            ("confirm_citation", "Can confirm citations (checked on / checked by)"),
+            ("share_preview", "Can create share links for previews"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry}: {self.get_action_display()} ({self.from_status} → {self.to_status})"
+
+
+# --- Publish gates, scheduled publishing and the dashboard (editorial.gates,
+# editorial.scheduling, editorial.dashboard). -------------------------------------
+
+
+class InterestDisclosureWaiver(models.Model):
+    """An editor's decision that a quoted guest's organisation needs no disclosure here.
+
+    The interest gate (editorial.gates) stops warning about `organisation` on `entry`.
+    """
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="interest_waivers")
+    organisation = models.ForeignKey(
+        "glossary.Organisation", on_delete=models.CASCADE, related_name="+"
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(default=timezone.now)
+    reason = models.TextField(blank=True, help_text="Why no disclosure is needed, for the record.")
+
+    class Meta:
+        verbose_name = "interest disclosure marked not needed"
+        verbose_name_plural = "interest disclosures marked not needed"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["entry", "organisation"], name="interestwaiver_unique_per_entry"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"No disclosure needed for {self.organisation} on {self.entry}"
+
+
+class ScheduledAction(models.Model):
+    """A publish or unpublish an editor asked for at a future time.
+
+    `due_at` is stored in UTC and entered/shown in settings.NEWSROOM_TIME_ZONE.
+    The beat task (editorial.scheduling.run_due) claims a pending row with a
+    conditional UPDATE, so it is carried out exactly once however many
+    schedulers run.
+    """
+
+    class Action(models.TextChoices):
+        PUBLISH = "publish", "Publish"
+        UNPUBLISH = "unpublish", "Unpublish"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="scheduled_actions")
+    action = models.CharField(max_length=10, choices=Action.choices, default=Action.PUBLISH)
+    due_at = models.DateTimeField(
+        "when", help_text="The entry is published (or unpublished) at the first run after this."
+    )
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    cancelled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.TextField(blank=True, help_text="What happened, in words, when it ran.")
+    failures = models.JSONField(
+        default=list, blank=True, help_text="The blocking checks that stopped it, if any."
+    )
+
+    class Meta:
+        ordering = ["due_at", "pk"]
+        indexes = [
+            # editorial.scheduling.run_due: the pending rows that are due.
+            models.Index(fields=["state", "due_at"], name="scheduledaction_due_idx"),
+        ]
+        constraints = [
+            # One waiting publish (or unpublish) per entry; a second would race the first.
+            models.UniqueConstraint(
+                fields=["entry", "action"],
+                condition=models.Q(state="pending"),
+                name="scheduledaction_one_pending_per_entry",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} {self.entry} at {self.due_at:%Y-%m-%d %H:%M} UTC"
+
+
+class SchedulerHeartbeat(models.Model):
+    """When a periodic job last ran; the dashboard warns when it is late (beat down)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    last_run_at = models.DateTimeField()
+    last_result = models.CharField(max_length=300, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ran at {self.last_run_at:%Y-%m-%d %H:%M:%S} UTC"
