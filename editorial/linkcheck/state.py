@@ -64,7 +64,9 @@ class Transition:
 
     @property
     def worth_telling(self) -> bool:
-        return self.health_changed or self.content_changed
+        # A new source found healthy is what editors expect; not news.
+        first_ok = self.old_health == Health.UNCHECKED and self.new_health == Health.OK
+        return (self.health_changed and not first_ok) or self.content_changed
 
     def describe(self, source: Source) -> str:
         parts = []

@@ -43,6 +43,7 @@ class LocalSite:
     peak_active: int = 0
     start_times: list[float] = field(default_factory=list)
     user_agents: list[str] = field(default_factory=list)
+    request_times: list[float] = field(default_factory=list)
 
     @property
     def base(self) -> str:
@@ -59,6 +60,7 @@ class LocalSite:
         self.counters.clear()
         self.start_times.clear()
         self.user_agents.clear()
+        self.request_times.clear()
         self.peak_active = 0
 
     # --- handlers -----------------------------------------------------------
@@ -163,6 +165,7 @@ class LocalSite:
     @web.middleware
     async def record(self, request: web.Request, handler):  # type: ignore[no-untyped-def]
         self.requests.append((request.method, request.path_qs))
+        self.request_times.append(asyncio.get_running_loop().time())
         self.user_agents.append(request.headers.get("User-Agent", ""))
         return await handler(request)
 

@@ -1,0 +1,61 @@
+"""The content fingerprint follows the page's words, not its furniture."""
+
+from __future__ import annotations
+
+import pytest
+
+from editorial.linkcheck.classify import Outcome
+from editorial.linkcheck.fingerprint import fingerprint, main_text
+from tests.linkcheck.helpers import check_one
+from tests.linkcheck.server import LocalSite, page
+
+
+def test_markup_scripts_styles_and_whitespace_do_not_count() -> None:
+    a = "<html><body><main><p>The  text.</p></main><script>x=1</script></body></html>"
+    b = (
+        "<html><head><style>p{}</style></head>"
+        "<body><main>\n<div><b>The</b>\ntext.</div></main></body></html>"
+    )
+    assert fingerprint(a) == fingerprint(b)
+
+
+def test_an_ad_slot_change_does_not_count() -> None:
+    assert fingerprint(page(ad="Buy A")) == fingerprint(page(ad="Buy B"))
+    html = (
+        '<main><p>Words.</p><ins class="adsbygoogle">one</ins><div data-ad-slot="1">x</div></main>'
+    )
+    assert main_text(html) == "words."
+
+
+def test_clock_times_and_timestamps_do_not_count() -> None:
+    assert fingerprint(page(clock="10:15")) == fingerprint(page(clock="22:47:01"))
+    assert fingerprint("<p>Seen 2026-11-30T06:20:00Z.</p>") == fingerprint(
+        "<p>Seen 2026-12-01T09:00:00+01:00.</p>"
+    )
+
+
+def test_a_change_in_the_main_text_counts() -> None:
+    assert fingerprint(page("The bandwidth is 900 GB/s.")) != fingerprint(
+        page("The bandwidth is 1.8 TB/s.")
+    )
+
+
+def test_a_page_with_no_text_has_no_fingerprint() -> None:
+    assert fingerprint("<html><script>only()</script></html>") == ""
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_a_page_whose_text_changes_gets_a_new_fingerprint(server: LocalSite) -> None:
+    first = check_one(server.url("/changing"))
+    second = check_one(server.url("/changing"))
+    assert first.outcome is second.outcome is Outcome.OK
+    assert first.fingerprint and second.fingerprint
+    assert first.fingerprint != second.fingerprint
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_a_page_where_only_the_ad_changes_keeps_its_fingerprint(server: LocalSite) -> None:
+    first = check_one(server.url("/ad-rotating"))
+    second = check_one(server.url("/ad-rotating"))
+    assert server.counters["/ad-rotating"] == 4  # HEAD+GET twice: each GET had another ad
+    assert first.fingerprint == second.fingerprint != ""

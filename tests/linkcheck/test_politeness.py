@@ -1,0 +1,64 @@
+"""Per-host and global limits, spacing between requests, and Retry-After."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import pytest
+
+from editorial.linkcheck.classify import Outcome
+from editorial.linkcheck.fetch import parse_retry_after
+from tests.linkcheck.helpers import check
+from tests.linkcheck.server import LocalSite
+
+pytestmark = pytest.mark.usefixtures("allow_loopback")
+
+
+def _urls(server: LocalSite, n: int, hold: float) -> list[str]:
+    return [server.url(f"/track/{i}?hold={hold}") for i in range(n)]
+
+
+def test_at_most_two_requests_run_at_once_on_one_host(server: LocalSite) -> None:
+    results = check(*_urls(server, 8, 0.1))
+    assert {r.outcome for r in results} == {Outcome.OK}
+    assert server.peak_active == 2
+
+
+def test_the_global_limit_caps_concurrency_when_per_host_limits_are_lifted(
+    server: LocalSite, settings
+) -> None:
+    settings.LINKCHECK_PER_HOST_CONCURRENCY = 0
+    check(*_urls(server, 12, 0.1), global_concurrency=3)
+    assert server.peak_active == 3
+
+
+def test_requests_to_one_host_are_spaced_apart(server: LocalSite, settings) -> None:
+    settings.LINKCHECK_HOST_SPACING = 0.1
+    check(*_urls(server, 4, 0.0))
+    starts = sorted(server.start_times)
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    # Each check is a HEAD then a GET: 8 requests, each start at least 0.1 s apart.
+    assert len(server.requests) == 8
+    assert min(gaps) >= 0.09
+
+
+def test_retry_after_holds_back_the_whole_host(server: LocalSite, settings) -> None:
+    settings.LINKCHECK_PER_HOST_CONCURRENCY = 1  # so the other page queues behind the 429
+    results = check(server.url("/busy-once?after=1"), server.url("/track/x?hold=0"))
+    assert [r.outcome for r in results] == [Outcome.OK, Outcome.OK]
+    asked_to_wait_at = server.request_times[server.requests.index(("HEAD", "/busy-once?after=1"))]
+    other_page_at = server.request_times[server.requests.index(("HEAD", "/track/x?hold=0"))]
+    # The other page on the host was not asked for until Retry-After had passed.
+    assert other_page_at - asked_to_wait_at >= 1.0
+
+
+def test_retry_after_in_seconds_and_as_an_http_date_are_both_understood() -> None:
+    assert parse_retry_after("120") == 120.0
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    later = format_datetime(now + timedelta(seconds=90), usegmt=True)
+    assert parse_retry_after(later, now=now.timestamp()) == pytest.approx(90.0)
+    earlier = format_datetime(now - timedelta(seconds=90), usegmt=True)
+    assert parse_retry_after(earlier, now=now.timestamp()) == 0.0
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after(None) is None

@@ -1,0 +1,162 @@
+"""Selecting, claiming, checking and recording sources (no Celery involved)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from editorial.linkcheck import service
+from editorial.linkcheck.state import source_health_changed
+from glossary.models import Citation, Entry, LinkCheck, Source
+from tests.linkcheck.server import LocalSite
+
+NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
+
+
+def test_due_sources_come_never_checked_first_and_skip_those_not_due(make_source) -> None:
+    checked_due = make_source(
+        last_checked_at=NOW - timedelta(days=20), next_check_at=NOW - timedelta(days=1)
+    )
+    never = make_source()
+    make_source(last_checked_at=NOW - timedelta(days=1), next_check_at=NOW + timedelta(days=13))
+    assert list(service.due_sources(NOW)) == [never, checked_due]
+
+
+def test_a_claim_is_taken_once(make_source) -> None:
+    sources = [make_source() for _ in range(3)]
+    first = service.claim_due(NOW)
+    second = service.claim_due(NOW)
+    assert first.source_ids == sorted(s.pk for s in sources)
+    assert second.source_ids == []
+    assert set(Source.objects.values_list("next_check_at", flat=True)) == {first.lease}
+
+
+def test_a_claim_lost_with_its_worker_comes_due_again_after_the_lease(
+    make_source, settings
+) -> None:
+    make_source()
+    claim = service.claim_due(NOW)
+    later = NOW + timedelta(seconds=settings.LINKCHECK_CLAIM_SECONDS + 1)
+    assert service.claim_due(later).source_ids == claim.source_ids
+
+
+def test_checking_a_claim_records_a_check_and_updates_the_source(
+    server: LocalSite, make_source
+) -> None:
+    source = make_source(url=server.url("/redirect/301?to=/ok"))
+    claim = service.claim_sources([source.pk])
+    service.check_claimed(claim)
+    source.refresh_from_db()
+    check = LinkCheck.objects.get(source=source)
+    assert check.outcome == "moved"
+    assert check.status_code == 200
+    assert check.final_url == server.url("/ok")
+    assert check.redirects[0]["status"] == 301
+    assert check.elapsed_ms is not None and check.fingerprint
+    assert source.health == Source.Health.MOVED
+    assert source.suggested_url == server.url("/ok")
+    assert source.last_fingerprint == check.fingerprint
+    assert source.next_check_at > timezone.now() + timedelta(days=13)
+
+
+def test_a_source_cited_by_many_entries_is_fetched_once_per_run(
+    server: LocalSite, make_source, make_entry
+) -> None:
+    source = make_source(url=server.url("/ok"))
+    for _ in range(3):
+        Citation.objects.create(entry=make_entry(), source=source)
+    service.check_claimed(service.claim_due())
+    assert LinkCheck.objects.filter(source=source).count() == 1
+    assert server.requests == [("HEAD", "/ok"), ("GET", "/ok")]
+
+
+def test_running_the_same_claim_twice_records_once_and_fetches_once(
+    server: LocalSite, make_source
+) -> None:
+    source = make_source(url=server.url("/ok"))
+    claim = service.claim_sources([source.pk])
+    service.check_claimed(claim)
+    service.check_claimed(claim)  # e.g. a task redelivered after its worker died
+    assert LinkCheck.objects.filter(source=source).count() == 1
+    assert len(server.requests) == 2
+
+
+def test_a_newer_claim_wins_over_an_older_one(server: LocalSite, make_source) -> None:
+    source = make_source(url=server.url("/ok"))
+    old = service.claim_sources([source.pk], now=timezone.now() - timedelta(minutes=5))
+    new = service.claim_sources([source.pk])
+    service.check_claimed(old)
+    assert LinkCheck.objects.count() == 0
+    service.check_claimed(new)
+    assert LinkCheck.objects.count() == 1
+
+
+def test_sources_cited_only_by_archived_entries_are_checked_less_often(
+    server: LocalSite, make_source, make_entry, settings
+) -> None:
+    archived = make_source(url=server.url("/ok"))
+    Citation.objects.create(entry=make_entry(status=Entry.Status.ARCHIVED), source=archived)
+    live = make_source(url=server.url("/head-405"))
+    Citation.objects.create(entry=make_entry(status=Entry.Status.ARCHIVED), source=live)
+    Citation.objects.create(entry=make_entry(status=Entry.Status.PUBLISHED), source=live)
+    assert service.archived_only_ids([archived.pk, live.pk]) == {archived.pk}
+    service.check_claimed(service.claim_due())
+    archived.refresh_from_db()
+    live.refresh_from_db()
+    factor = settings.LINKCHECK_ARCHIVED_FACTOR
+    assert archived.next_check_at - archived.last_checked_at >= timedelta(days=14 * factor)
+    assert live.next_check_at - live.last_checked_at <= timedelta(days=28)
+
+
+def test_editors_are_told_when_a_source_changes_state_and_not_otherwise(
+    server: LocalSite, make_source, caplog, django_capture_on_commit_callbacks
+) -> None:
+    told = []
+
+    def listener(sender, source, transition, **kwargs):
+        told.append((source.pk, transition.old_health, transition.new_health))
+
+    source_health_changed.connect(listener)
+    try:
+        source = make_source(url=server.url("/ok"))
+        caplog.set_level(logging.WARNING, logger="editorial.linkcheck.editors")
+        with django_capture_on_commit_callbacks(execute=True):
+            service.check_claimed(service.claim_sources([source.pk]))
+        assert told == []  # a new source found healthy is not news
+        Source.objects.filter(pk=source.pk).update(url=server.url("/status/404"))
+        with django_capture_on_commit_callbacks(execute=True):
+            service.check_claimed(service.claim_sources([source.pk]))
+        with django_capture_on_commit_callbacks(execute=True):
+            service.check_claimed(service.claim_sources([source.pk]))  # still failing
+    finally:
+        source_health_changed.disconnect(listener)
+    assert told == [(source.pk, "ok", "failing")]
+    assert [r.message for r in caplog.records] == [
+        f"Source #{source.pk} {server.url('/status/404')}: link is now failing (was ok)"
+    ]
+
+
+def test_ad_hoc_url_checks_are_recorded_as_history_only(server: LocalSite, make_source) -> None:
+    source = make_source(url=server.url("/ok"))
+    results = service.run_checks([server.url("/ok"), server.url("/status/410")])
+    service.record_urls(results)
+    source.refresh_from_db()
+    assert source.health == Source.Health.UNCHECKED
+    rows = {row.url: row for row in LinkCheck.objects.all()}
+    assert rows[server.url("/ok")].source == source
+    assert rows[server.url("/status/410")].source is None
+    assert rows[server.url("/status/410")].outcome == "broken"
+
+
+def test_due_selection_uses_the_clock(make_source) -> None:
+    source = make_source(next_check_at=NOW + timedelta(days=1), last_checked_at=NOW)
+    with time_machine.travel(NOW, tick=False):
+        assert service.claim_due().source_ids == []
+    with time_machine.travel(NOW + timedelta(days=1, seconds=1), tick=False):
+        assert service.claim_due().source_ids == [source.pk]

@@ -1,0 +1,97 @@
+"""The checker refuses private, loopback and link-local targets, on every hop.
+
+Each test proves refusal without traffic: the local server records nothing, and
+the network fence (conftest) would fail the test had a connection gone anywhere
+but loopback.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from editorial.linkcheck.classify import Outcome
+from tests.linkcheck.helpers import check_one
+from tests.linkcheck.server import LocalSite
+
+
+@pytest.fixture
+def no_allow_list(fast_checks):
+    fast_checks.LINKCHECK_ALLOW_PRIVATE = []
+    return fast_checks
+
+
+@pytest.mark.usefixtures("no_allow_list")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:{port}/ok",
+        "http://10.0.0.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::1]:{port}/ok",
+        "http://[::ffff:127.0.0.1]:{port}/ok",
+        "http://0.0.0.0:{port}/ok",
+        "http://192.168.1.1/",
+        "http://[fe80::1]/",
+        "http://[fd00::1]/",
+        "http://224.0.0.1/",
+    ],
+)
+def test_a_non_public_address_is_refused_without_a_request(
+    server: LocalSite, url: str, network_fence: list[str]
+) -> None:
+    result = check_one(url.format(port=server.port))
+    assert result.outcome is Outcome.REFUSED
+    assert "refused" in result.error
+    assert server.requests == []
+    assert network_fence == []
+
+
+@pytest.mark.usefixtures("no_allow_list")
+def test_a_hostname_that_resolves_to_loopback_is_refused(server: LocalSite) -> None:
+    result = check_one(f"http://localhost:{server.port}/ok")
+    assert result.outcome is Outcome.REFUSED
+    assert "localhost resolves only to refused addresses" in result.error
+    assert server.requests == []
+
+
+@pytest.mark.usefixtures("no_allow_list")
+def test_a_decimal_encoded_loopback_address_is_refused(server: LocalSite) -> None:
+    result = check_one(f"http://2130706433:{server.port}/ok")
+    assert result.outcome in (Outcome.REFUSED, Outcome.BROKEN)
+    assert server.requests == []
+
+
+@pytest.mark.usefixtures("allow_loopback")
+@pytest.mark.parametrize(
+    "target",
+    [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/admin",
+        "http://[::1]:{port}/ok",
+        "http://127.0.0.2:{port}/ok",
+    ],
+)
+def test_a_redirect_from_the_allowed_server_to_a_refused_address_is_refused(
+    server: LocalSite, target: str
+) -> None:
+    target = target.format(port=server.port)
+    result = check_one(server.url(f"/redirect/302?to={target}"))
+    assert result.outcome is Outcome.REFUSED
+    # Only the first hop reached the server; the refused hop was never fetched.
+    assert len(server.requests) == 1
+    assert server.paths()[0].startswith("/redirect/302?to=")
+    assert result.redirects[-1]["location"] == target
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_the_allow_list_lets_the_test_server_through(server: LocalSite) -> None:
+    assert check_one(server.url("/ok")).outcome is Outcome.OK
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_a_name_with_an_allowed_and_a_refused_address_connects_only_to_the_allowed(
+    server: LocalSite,
+) -> None:
+    # localhost is 127.0.0.1 and ::1 here; only 127.0.0.1 is on the allow-list.
+    result = check_one(f"http://localhost:{server.port}/ok")
+    assert result.outcome is Outcome.OK
