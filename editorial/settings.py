@@ -217,3 +217,145 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(LINKCHECK_SCHEDULE_SECONDS),
     },
 }
+
+# --- Public site (glossary views, feeds, API; see docs/public-site.md) --------
+# Rendered public pages are kept in the default cache and dropped on every publish.
+PUBLIC_PAGE_CACHE = env_bool("PUBLIC_PAGE_CACHE", True)
+# Cache-Control max-age for public pages; 0 means "store, but revalidate every time".
+PUBLIC_CACHE_MAX_AGE = env_int("PUBLIC_CACHE_MAX_AGE", 0, minimum=0)
+PUBLIC_SITE_NAME = env_str("PUBLIC_SITE_NAME", "The Show Glossary")
+PUBLIC_API_PAGE_SIZE = env_int("PUBLIC_API_PAGE_SIZE", 20, minimum=1)
+# Benchmarks only (bench/web): adds /bench/trivial/, a view with no queries or template.
+BENCH_TRIVIAL_VIEW = env_bool("BENCH_TRIVIAL_VIEW", False)
+
+# --- Production shape (docs/operations.md) ----------------------------------
+# Always on: request ids and structured logs, /healthz and /readyz, the
+# Content-Security-Policy, admin login throttling (django-axes). With DEBUG
+# off: HTTPS only behind the proxy, HSTS, secure cookies, the Redis cache and
+# hashed, compressed static files; missing production settings fail at start.
+import os as _os  # noqa: E402
+
+from editorial.logging import logging_config as _logging_config  # noqa: E402
+
+if "axes" not in INSTALLED_APPS:
+    INSTALLED_APPS.append("axes")
+AUTHENTICATION_BACKENDS = [
+    # First, so a locked-out client is refused before its password is even checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+MIDDLEWARE = [
+    "editorial.logging.RequestIdMiddleware",
+    # Before host validation, the HTTPS redirect and any cache: probes call it directly.
+    "editorial.health.HealthCheckMiddleware",
+    *[m for m in MIDDLEWARE if not m.startswith(("editorial.logging.", "editorial.health."))],
+]
+for _extra in ("editorial.security.SecurityHeadersMiddleware", "axes.middleware.AxesMiddleware"):
+    if _extra not in MIDDLEWARE:
+        MIDDLEWARE.append(_extra)
+
+# Five wrong passwords for one username from one address lock that pair out for
+# AXES_COOLOFF_MINUTES; other addresses (the rest of the newsroom) can still sign in.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "editorial.security.client_ip"
+AXES_SENSITIVE_PARAMETERS = ["password", "password1", "password2", "csrfmiddlewaretoken"]
+# How many proxies in front of gunicorn append to X-Forwarded-For (0: none, use REMOTE_ADDR).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# JSON lines in production (one object per record, with request_id / task_id);
+# LOG_FORMAT=plain for reading on a laptop.
+LOG_FORMAT = env_str("LOG_FORMAT", "plain" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or plain, not {LOG_FORMAT!r}")
+LOGGING = _logging_config(env_str("LOG_LEVEL", "INFO"), json_logs=LOG_FORMAT == "json")
+# Celery keeps Django's logging config instead of installing its own handlers.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+HEALTH_CHECK_TIMEOUT = _env_float("HEALTH_CHECK_TIMEOUT", 2.0, minimum=0.1)
+CONTENT_SECURITY_POLICY_REPORT_ONLY = env_bool("CONTENT_SECURITY_POLICY_REPORT_ONLY", False)
+# Old keys still accepted for signatures (sessions, password reset links) while rotating.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
+if env_str("STATIC_ROOT", ""):
+    STATIC_ROOT = Path(env_str("STATIC_ROOT"))
+
+if REDIS_URL:
+    # A Redis outage degrades the cache to misses instead of failing pages.
+    CACHES["default"]["BACKEND"] = "editorial.cache.ResilientRedisCache"
+    CACHES["default"]["OPTIONS"] = {
+        "socket_connect_timeout": HEALTH_CHECK_TIMEOUT,
+        "socket_timeout": HEALTH_CHECK_TIMEOUT,
+    }
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Reconnect after a database restart instead of failing the first request.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+    )
+
+# Hashed, compressed static files: set at image build time for collectstatic too.
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG)
+if STATIC_MANIFEST:
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+
+if not DEBUG:
+    _missing = [
+        name for name in ("ALLOWED_HOSTS", "REDIS_URL", "DATABASE_URL") if not _os.environ.get(name)
+    ]
+    if _missing:
+        raise ImproperlyConfigured(
+            f"DEBUG is off, so set {', '.join(_missing)} (see .env.example)."
+        )
+    if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is too short for production; generate one with "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
+        )
+    # TLS ends at the proxy in front of gunicorn, which must set X-Forwarded-Proto.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SESSION_COOKIE_HTTPONLY = True
+    if not CSRF_TRUSTED_ORIGINS and SITE_URL.startswith("https://"):
+        CSRF_TRUSTED_ORIGINS = [SITE_URL]
+
+# --- Publish gates, scheduled publishing, editors' dashboard --------------------
+# (editorial.gates, editorial.scheduling, editorial.dashboard; see docs/dashboard.md)
+# Search engines show about this many characters of a meta description; a longer
+# summary is a publish warning (the summary field itself allows SUMMARY_MAX_LENGTH).
+META_DESCRIPTION_MAX_LENGTH = env_int("META_DESCRIPTION_MAX_LENGTH", 160, minimum=50)
+# How often beat runs the scheduler, and how late its last run may be before the
+# dashboard warns that beat or the workers are down.
+SCHEDULER_INTERVAL_SECONDS = env_int("SCHEDULER_INTERVAL_SECONDS", 60, minimum=10)
+SCHEDULER_LATE_AFTER_SECONDS = env_int(
+    "SCHEDULER_LATE_AFTER_SECONDS", 5 * SCHEDULER_INTERVAL_SECONDS, minimum=60
+)
+# The dashboard's aging report lists published entries not published again for this long.
+DASHBOARD_AGING_DAYS = env_int("DASHBOARD_AGING_DAYS", 365, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    **globals().get("CELERY_BEAT_SCHEDULE", {}),
+    "publish-scheduled-entries": {
+        "task": "editorial.scheduling_tasks.publish_due",
+        "schedule": float(SCHEDULER_INTERVAL_SECONDS),
+    },
+}
+# autodiscover_tasks() only finds modules named tasks.py; the scheduler's live apart.
+CELERY_IMPORTS = [*globals().get("CELERY_IMPORTS", []), "editorial.scheduling_tasks"]
+
+# --- Editorial workflow: roles, review, versions, preview ----------------------
+# (editorial.workflow, editorial.preview; see docs/workflow.md)
+# Whether the person who wrote a change may also approve and publish it. Off by
+# default: a second pair of eyes. Turn it on for a one-person team.
+WORKFLOW_ALLOW_SELF_APPROVAL = env_bool("WORKFLOW_ALLOW_SELF_APPROVAL", False)
+# How long a preview share link works, in hours, from when it is made.
+PREVIEW_LINK_MAX_AGE_HOURS = env_int("PREVIEW_LINK_MAX_AGE_HOURS", 72, minimum=1)

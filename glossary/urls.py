@@ -1,10 +1,41 @@
+from django.conf import settings
+from django.contrib.sitemaps.views import sitemap
 from django.urls import path
 
-from glossary import views
+from glossary import api, views
+from glossary.cache import public_page
+from glossary.feeds import EntryFeed
+from glossary.sitemaps import SITEMAPS
 
 app_name = "glossary"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("glossary/<slug:slug>/", views.entry, name="entry"),
+    path("episodes/", views.episode_list, name="episodes"),
+    path("episodes/<slug:show>/<int:season>/<int:number>/", views.episode, name="episode"),
+    path("people/", views.person_list, name="people"),
+    path("people/<slug:slug>/", views.person, name="person"),
+    path("organisations/", views.organisation_list, name="organisations"),
+    path("organisations/<slug:slug>/", views.organisation, name="organisation"),
+    path("tags/", views.tag_list, name="tags"),
+    path("tags/<slug:slug>/", views.tag, name="tag"),
+    path("search/", views.search_page, name="search"),
+    path("feed/", public_page(EntryFeed()), name="feed"),
+    path("sitemap.xml", public_page(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("robots.txt", views.robots_txt, name="robots"),
+    path("api/openapi.json", api.openapi, name="api-openapi"),
+    path("api/v1/entries/", api.entries, name="api-entries"),
+    path("api/v1/entries/<slug:slug>/", api.entry, name="api-entry"),
+    path("api/v1/episodes/", api.episodes, name="api-episodes"),
+    path("api/v1/episodes/<int:pk>/", api.episode, name="api-episode"),
+    path("api/v1/people/", api.people, name="api-people"),
+    path("api/v1/people/<slug:slug>/", api.person, name="api-person"),
+    path("api/v1/tags/", api.tags, name="api-tags"),
+    path("api/v1/tags/<slug:slug>/", api.tag, name="api-tag"),
+    path("api/v1/search/", api.search_entries, name="api-search"),
 ]
+
+if settings.BENCH_TRIVIAL_VIEW:
+    # Benchmarks only (bench/web): never enabled in production.
+    urlpatterns.append(path("bench/trivial/", views.bench_trivial, name="bench-trivial"))

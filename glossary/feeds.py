@@ -1,0 +1,70 @@
+"""Atom feed of new and updated entries.
+
+`updated` is the entry's last significant change: a typo fix published as
+not material does not put an entry back at the top of readers' feeds.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from glossary.models import Entry
+
+FEED_SIZE = 50
+
+
+class EntryFeed(Feed):
+    feed_type = Atom1Feed
+    description_template = None
+
+    def title(self) -> str:
+        return settings.PUBLIC_SITE_NAME
+
+    def subtitle(self) -> str:
+        return "New and updated glossary entries."
+
+    def link(self) -> str:
+        return reverse("glossary:home")
+
+    def feed_url(self) -> str:
+        return f"{settings.SITE_URL}{reverse('glossary:feed')}"
+
+    def feed_guid(self) -> str:
+        return f"{settings.SITE_URL}{reverse('glossary:feed')}"
+
+    def items(self) -> QuerySet[Entry]:
+        return (
+            Entry.objects.published()
+            .select_related("live_version")
+            .order_by("-significant_change_at", "term")[:FEED_SIZE]
+        )
+
+    def item_title(self, item: Entry) -> str:
+        return item.live_version.term
+
+    def item_description(self, item: Entry) -> str:
+        return item.live_version.summary
+
+    def item_link(self, item: Entry) -> str:
+        return reverse("glossary:entry", args=[item.live_version.slug])
+
+    def item_guid(self, item: Entry) -> str:
+        # Stable across slug changes: the entry's id, not its address.
+        return f"{settings.SITE_URL}/entries/{item.pk}"
+
+    item_guid_is_permalink = False
+
+    def item_pubdate(self, item: Entry) -> datetime.datetime | None:
+        return item.first_published_at
+
+    def item_updateddate(self, item: Entry) -> datetime.datetime | None:
+        return item.significant_change_at
+
+    def item_categories(self, item: Entry) -> list[str]:
+        return list(item.live_version.data.get("tags", []))

@@ -1,0 +1,100 @@
+"""sitemap.xml: every public page, entries with `lastmod` = their last significant change."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.contrib.sitemaps import Sitemap
+from django.urls import reverse
+
+from glossary.models import Entry, Episode, Organisation, Person
+from glossary.views import public_episodes, public_organisations, public_people, public_tags
+
+
+class _Base(Sitemap):
+    protocol = "https"
+
+    def get_urls(self, page: int = 1, site: Any = None, protocol: str | None = None) -> Any:
+        # Absolute URLs come from settings.SITE_URL, not the Sites framework.
+        from urllib.parse import urlsplit
+
+        from django.conf import settings
+
+        parts = urlsplit(settings.SITE_URL)
+
+        class _Site:
+            domain = parts.netloc
+
+        return super().get_urls(page=page, site=_Site(), protocol=parts.scheme)
+
+
+class StaticSitemap(_Base):
+    def items(self) -> list[str]:
+        return [
+            "glossary:home",
+            "glossary:tags",
+            "glossary:episodes",
+            "glossary:people",
+            "glossary:organisations",
+        ]
+
+    def location(self, item: str) -> str:
+        return reverse(item)
+
+
+class EntrySitemap(_Base):
+    def items(self) -> Any:
+        return (
+            Entry.objects.published()
+            .order_by("live_version__term")
+            .values("live_version__slug", "significant_change_at")
+        )
+
+    def location(self, item: dict[str, Any]) -> str:
+        return reverse("glossary:entry", args=[item["live_version__slug"]])
+
+    def lastmod(self, item: dict[str, Any]) -> datetime.datetime | None:
+        return item["significant_change_at"]
+
+
+class EpisodeSitemap(_Base):
+    def items(self) -> Any:
+        return public_episodes().select_related("show").order_by("pk")
+
+    def location(self, item: Episode) -> str:
+        return item.get_absolute_url()
+
+
+class PersonSitemap(_Base):
+    def items(self) -> Any:
+        return public_people().order_by("slug")
+
+    def location(self, item: Person) -> str:
+        return item.get_absolute_url()
+
+
+class OrganisationSitemap(_Base):
+    def items(self) -> Any:
+        return public_organisations().order_by("slug")
+
+    def location(self, item: Organisation) -> str:
+        return item.get_absolute_url()
+
+
+class TagSitemap(_Base):
+    def items(self) -> Any:
+        return public_tags().order_by("slug")
+
+    def location(self, item: Any) -> str:
+        return reverse("glossary:tag", args=[item.slug])
+
+
+SITEMAPS = {
+    "pages": StaticSitemap,
+    "entries": EntrySitemap,
+    "episodes": EpisodeSitemap,
+    "people": PersonSitemap,
+    "organisations": OrganisationSitemap,
+    "tags": TagSitemap,
+}
