@@ -5,15 +5,20 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
+from editorial import workflow
 from editorial.admin_forms import CitationForm, PreloadingInlineFormSet
-from glossary import publishing
+from editorial.permissions import Action, can
+from editorial.workflow_admin import WorkflowEntryAdminMixin
 from glossary.models import (
     Appearance,
     Citation,
@@ -32,6 +37,10 @@ from glossary.models import (
     Sponsorship,
     normalise_url,
 )
+
+admin.site.site_header = "Glossary Desk"
+admin.site.site_title = "Glossary Desk"
+admin.site.index_title = "Editorial desk"
 
 
 class EntryPartInline(admin.StackedInline):
@@ -86,6 +95,13 @@ class CitationInline(EntryPartInline):
         ("checked_on", "checked_by"),
     ]
     autocomplete_fields = ["source", "checked_by"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # Only fact-checkers confirm a source; who confirmed is recorded, not typed.
+        fields = [*super().get_readonly_fields(request, obj), "checked_by"]
+        if not can(request.user, Action.CONFIRM_CITATION):
+            fields.append("checked_on")
+        return fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Citation]:
         return super().get_queryset(request).select_related("source")
@@ -149,7 +165,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
     list_display = ["term", "status", "is_live", "has_unpublished_changes", "last_published_at"]
     list_filter = ["status", "tags", ShowFilter, StaleSourcesFilter]
     search_fields = ["term", "slug", "aliases", "summary"]
@@ -163,9 +179,19 @@ class EntryAdmin(admin.ModelAdmin):
         ),
     ]
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
-    actions = ["publish_selected", "unpublish_selected"]
+    actions = ["publish_selected", "unpublish_selected", "archive_selected"]
     list_select_related = ["live_version"]
     save_on_top = True
+    formfield_overrides = {
+        models.TextField: {"widget": forms.Textarea(attrs={"rows": 4, "cols": 90})},
+    }
+
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "summary":
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 2, "cols": 90})
+        elif db_field.name == "body":
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 18, "cols": 90})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(boolean=True, description="live")
     def is_live(self, obj: Entry) -> bool:
@@ -180,62 +206,62 @@ class EntryAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
         return super().get_queryset(request).prefetch_related("tagged_items__tag")
 
-    def save_model(self, request: HttpRequest, obj: Entry, form: Any, change: bool) -> None:
-        if not change:
-            obj.created_by = request.user
-        obj.updated_by = request.user
-        if change and form.has_changed():
-            obj.has_unpublished_changes = True
-        if obj.status == Entry.Status.PUBLISHED and change:
-            # An edit to a published entry is a draft of its next version;
-            # readers keep the live version until this is published.
-            obj.status = Entry.Status.DRAFT
-        super().save_model(request, obj, form, change)
+    # Saving (versions, conflict checks) and the workflow's pages live in
+    # editorial.workflow_admin.WorkflowEntryAdminMixin. Bulk actions go through the
+    # same workflow functions, so gates, roles and the audit log apply to them too.
 
-    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
-        super().save_formset(request, form, formset, change)
-        if change and formset.has_changed():
-            Entry.objects.filter(pk=form.instance.pk).update(
-                has_unpublished_changes=True,
-                status=Entry.Status.DRAFT
-                if form.instance.status == Entry.Status.PUBLISHED
-                else form.instance.status,
-            )
-
-    @admin.action(description="Publish selected entries", permissions=["change"])
+    @admin.action(
+        description="Publish selected entries (in review, checks passing)", permissions=["publish"]
+    )
     def publish_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
-        count = 0
-        for entry in queryset:
-            publishing.publish(entry, user=request.user)
-            count += 1
-        self.message_user(
-            request, f"Published {count} entr{'y' if count == 1 else 'ies'}.", messages.SUCCESS
-        )
+        self._bulk(request, queryset, workflow.publish_entry, "Published")
 
-    @admin.action(description="Unpublish selected entries", permissions=["change"])
+    @admin.action(description="Unpublish selected entries", permissions=["unpublish"])
     def unpublish_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
-        count = 0
-        for entry in queryset.published():
-            publishing.unpublish(entry, user=request.user)
-            count += 1
-        self.message_user(
-            request,
-            f"Unpublished {count} entr{'y' if count == 1 else 'ies'}; readers no longer see them.",
-            messages.SUCCESS,
-        )
+        self._bulk(request, queryset, workflow.unpublish_entry, "Unpublished")
+
+    @admin.action(description="Archive selected entries", permissions=["archive"])
+    def archive_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
+        self._bulk(request, queryset, workflow.archive_entry, "Archived")
 
 
 @admin.register(EntryVersion)
 class EntryVersionAdmin(admin.ModelAdmin):
-    list_display = ["entry", "number", "created_at", "created_by", "published_at", "is_material"]
+    """Versions are history: read-only, never deleted; compare and roll back from the entry."""
+
+    list_display = [
+        "entry",
+        "number",
+        "created_at",
+        "created_by",
+        "published_at",
+        "is_material",
+        "links",
+    ]
     list_select_related = ["entry", "created_by"]
     search_fields = ["term", "slug"]
-    readonly_fields = [f.name for f in EntryVersion._meta.fields]
+    exclude = ["data", "rendered_html", "search_text"]
+    readonly_fields = [
+        f.name
+        for f in EntryVersion._meta.fields
+        if f.name not in ("data", "rendered_html", "search_text")
+    ] + ["links"]
+
+    @admin.display(description="see")
+    def links(self, obj: EntryVersion) -> str:
+        return format_html(
+            '<a href="{}">preview</a> · <a href="{}">history of the entry</a>',
+            reverse("preview:version", args=[obj.entry_id, obj.number]),
+            reverse("admin:glossary_entry_history", args=[obj.entry_id]),
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
@@ -351,3 +377,7 @@ class LinkCheckAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+# Scheduled publishing and interest-disclosure decisions register their own admins.
+from editorial import scheduling_admin  # noqa: E402, F401

@@ -1,0 +1,316 @@
+"""The editors' dashboard: everything that needs a person's attention, on one admin page.
+
+Each list is read with one query (capped at DASHBOARD_ROWS rows, one more read to
+know there are more), the publish gates of every published entry are run in bulk
+(editorial.gates.run_gates_for), and the health chart replays the link checker's
+history with its own state machine, so the page costs the same number of
+queries whether it lists three rows or three thousand
+(tests/dashboard/test_dashboard.py pins it).
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.admin import site
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+
+from editorial import gates, scheduling
+from editorial.models import ScheduledAction, SchedulerHeartbeat, WorkflowEvent
+from editorial.permissions import Action, can
+from glossary.models import Citation, Entry, LinkCheck, Source
+
+# Rows shown per list; the rest are one click away in the filtered admin list.
+DASHBOARD_ROWS = 50
+CHART_WEEKS = 12
+# The health chart replays this much history before its first week, so a source
+# that was already failing then is drawn failing (streaks span several checks).
+CHART_LOOKBACK_DAYS = 120
+# How long a failed scheduled action stays on the dashboard.
+FAILED_SCHEDULE_DAYS = 30
+
+HEALTH_ORDER = [
+    Source.Health.OK,
+    Source.Health.MOVED,
+    Source.Health.BLOCKED,
+    Source.Health.FAILING,
+    Source.Health.BROKEN,
+    Source.Health.UNCHECKED,
+]
+# Colour-blind-safe (Okabe–Ito); the table below the chart carries the same numbers.
+HEALTH_COLOURS = {
+    Source.Health.OK: "#009E73",
+    Source.Health.MOVED: "#56B4E9",
+    Source.Health.BLOCKED: "#CC79A7",
+    Source.Health.FAILING: "#E69F00",
+    Source.Health.BROKEN: "#D55E00",
+    Source.Health.UNCHECKED: "#999999",
+}
+
+
+@dataclass
+class Rows:
+    """One dashboard list: at most DASHBOARD_ROWS rows, and whether more exist."""
+
+    items: list[Any]
+    more: bool
+
+    @classmethod
+    def of(cls, queryset: Any) -> Rows:
+        items = list(queryset[: DASHBOARD_ROWS + 1])
+        return cls(items[:DASHBOARD_ROWS], len(items) > DASHBOARD_ROWS)
+
+
+@dataclass
+class GateFailures:
+    entry: Entry
+    failures: list[gates.GateResult]
+
+
+@dataclass
+class Chart:
+    weeks: list[datetime.date]
+    counts: list[dict[str, int]]
+    states: list[tuple[str, str, str]] = field(default_factory=list)  # value, label, colour
+    bars: list[dict[str, Any]] = field(default_factory=list)
+    width: int = 720
+    height: int = 260
+    plot_top: int = 20
+    plot_bottom: int = 210
+    max_total: int = 0
+    ticks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _latest_event(action: str, column: str) -> Subquery:
+    return Subquery(
+        WorkflowEvent.objects.filter(entry=OuterRef("pk"), action=action)
+        .order_by("-at", "-pk")
+        .values(column)[:1]
+    )
+
+
+def build(now: datetime.datetime | None = None) -> dict[str, Any]:
+    """Everything the dashboard shows, at a fixed number of queries."""
+    now = now or timezone.now()
+    heartbeat = SchedulerHeartbeat.objects.filter(name=scheduling.HEARTBEAT_NAME).first()
+    status = scheduling.scheduler_status(now, heartbeat)
+    overdue_cutoff = now - datetime.timedelta(seconds=settings.SCHEDULER_LATE_AFTER_SECONDS)
+
+    awaiting = Rows.of(
+        Entry.objects.filter(status=Entry.Status.IN_REVIEW)
+        .select_related("updated_by")
+        .annotate(
+            submitted_at=_latest_event(WorkflowEvent.Action.SUBMIT, "at"),
+            submitted_by=_latest_event(WorkflowEvent.Action.SUBMIT, "actor__username"),
+        )
+        .order_by(F("submitted_at").asc(nulls_first=True), "updated_at")
+    )
+    changes = Rows.of(
+        Entry.objects.filter(status=Entry.Status.CHANGES_REQUESTED)
+        .annotate(
+            review_comment=_latest_event(WorkflowEvent.Action.REQUEST_CHANGES, "comment"),
+            reviewed_by=_latest_event(WorkflowEvent.Action.REQUEST_CHANGES, "actor__username"),
+            reviewed_at=_latest_event(WorkflowEvent.Action.REQUEST_CHANGES, "at"),
+        )
+        .order_by("updated_at")
+    )
+    scheduled = Rows.of(
+        ScheduledAction.objects.filter(
+            Q(state__in=[ScheduledAction.State.PENDING, ScheduledAction.State.RUNNING])
+            | Q(
+                state=ScheduledAction.State.FAILED,
+                finished_at__gte=now - datetime.timedelta(days=FAILED_SCHEDULE_DAYS),
+            )
+        )
+        .select_related("entry", "created_by")
+        .order_by("-state", "due_at")  # running, pending, then failed
+    )
+    for row in scheduled.items:
+        row.due_local = scheduling.format_newsroom(row.due_at)
+    window = settings.CITATION_FRESHNESS_DAYS
+    cutoff = gates.newsroom_today(now) - datetime.timedelta(days=window)
+    stale = Rows.of(
+        Citation.objects.filter(Q(checked_on__isnull=True) | Q(checked_on__lt=cutoff))
+        .exclude(entry__status=Entry.Status.ARCHIVED)
+        .select_related("entry", "source", "checked_by")
+        .order_by(F("checked_on").asc(nulls_first=True), "entry__term")
+    )
+    today = gates.newsroom_today(now)
+    for citation in stale.items:
+        citation.age_days = (today - citation.checked_on).days if citation.checked_on else None
+    sources = Rows.of(
+        Source.objects.filter(
+            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED])
+            | (
+                ~Q(confirmed_fingerprint="")
+                & ~Q(last_fingerprint="")
+                & ~Q(last_fingerprint=F("confirmed_fingerprint"))
+            )
+        )
+        .annotate(citing=Count("citations"))
+        .order_by("health", "title")
+    )
+
+    published = list(
+        Entry.objects.published()
+        .select_related("live_version__published_by")
+        .order_by(F("last_published_at").asc(nulls_first=True), "term")
+    )
+    results = gates.run_gates_for(published, Entry.objects.published(), now=now)
+    failing = [
+        GateFailures(entry, gates.blocking_failures(results[entry.pk]))
+        for entry in published
+        if gates.blocking_failures(results[entry.pk])
+    ]
+    aging_cutoff = now - datetime.timedelta(days=settings.DASHBOARD_AGING_DAYS)
+    aging = [
+        e for e in published if e.last_published_at is None or e.last_published_at < aging_cutoff
+    ]
+
+    return {
+        "now": now,
+        "zone": scheduling.zone_label(now),
+        "scheduler": status,
+        "overdue": [
+            s
+            for s in scheduled.items
+            if s.state == ScheduledAction.State.PENDING and s.due_at < overdue_cutoff
+        ],
+        "awaiting": awaiting,
+        "changes": changes,
+        "scheduled": scheduled,
+        "stale": stale,
+        "freshness_days": window,
+        "sources": sources,
+        "failing": Rows(failing[:DASHBOARD_ROWS], len(failing) > DASHBOARD_ROWS),
+        "aging": Rows(aging[:DASHBOARD_ROWS], len(aging) > DASHBOARD_ROWS),
+        "aging_days": settings.DASHBOARD_AGING_DAYS,
+        "chart": health_chart(now),
+    }
+
+
+def week_ends(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[datetime.datetime]:
+    """The ends of the last `weeks` weeks, oldest first; the last one is `now`."""
+    return [now - datetime.timedelta(weeks=k) for k in range(weeks - 1, -1, -1)]
+
+
+def health_history(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[dict[str, int]]:
+    """Per week end, how many sources were in each health state at that moment.
+
+    The state at a moment is what the link checker's state machine
+    (editorial.linkcheck.state.apply_result) makes of the source's checks up to
+    then, replayed from LinkCheck history; a source with no check yet is
+    "unchecked", and a source added later is not counted. Two queries.
+    """
+    from editorial.linkcheck.classify import Outcome
+    from editorial.linkcheck.fetch import CheckResult
+    from editorial.linkcheck.state import apply_result
+
+    ends = week_ends(now, weeks)
+    since = ends[0] - datetime.timedelta(days=CHART_LOOKBACK_DAYS)
+    created = dict(Source.objects.filter(created_at__lte=now).values_list("pk", "created_at"))
+    checks = (
+        LinkCheck.objects.filter(source__isnull=False, checked_at__gte=since, checked_at__lte=now)
+        .order_by("source_id", "checked_at", "pk")
+        .values_list(
+            "source_id", "checked_at", "outcome", "status_code", "final_url", "fingerprint"
+        )
+    )
+    counts = [dict.fromkeys(HEALTH_ORDER, 0) for _ in ends]
+    rng = random.Random(0)  # noqa: S311 - the replay ignores scheduling jitter
+    by_source: dict[int, list[tuple[Any, ...]]] = {}
+    for row in checks:
+        by_source.setdefault(row[0], []).append(row)
+    for source_id, created_at in created.items():
+        replica = Source(health=Source.Health.UNCHECKED)
+        history = by_source.get(source_id, [])
+        i = 0
+        for w, end in enumerate(ends):
+            while i < len(history) and history[i][1] <= end:
+                _, checked_at, outcome, status_code, final_url, fingerprint = history[i]
+                try:
+                    result = CheckResult(
+                        url="",
+                        outcome=Outcome(outcome),
+                        status_code=status_code,
+                        final_url=final_url,
+                        fingerprint=fingerprint,
+                    )
+                except ValueError:
+                    pass  # an outcome this version does not know says nothing
+                else:
+                    apply_result(replica, result, checked_at, rng=rng)
+                i += 1
+            if created_at <= end:
+                counts[w][replica.health] += 1
+    return counts
+
+
+def health_chart(now: datetime.datetime) -> Chart:
+    """A stacked bar chart of `health_history`, laid out for the SVG template."""
+    ends = week_ends(now)
+    counts = health_history(now)
+    labels = dict(Source.Health.choices)
+    chart = Chart(
+        weeks=[scheduling.to_newsroom(e).date() for e in ends],
+        counts=counts,
+        states=[(s.value, labels[s], HEALTH_COLOURS[s]) for s in HEALTH_ORDER],
+    )
+    chart.max_total = max((sum(c.values()) for c in counts), default=0)
+    scale_max = max(chart.max_total, 1)
+    plot_h = chart.plot_bottom - chart.plot_top
+    left, slot = 50, (chart.width - 60) / len(ends)
+    for w, (week, count) in enumerate(zip(chart.weeks, counts, strict=True)):
+        x = left + w * slot + slot * 0.15
+        y = float(chart.plot_bottom)
+        segments = []
+        for state in HEALTH_ORDER:
+            n = count[state]
+            if not n:
+                continue
+            h = plot_h * n / scale_max
+            y -= h
+            segments.append(
+                {
+                    "y": round(y, 1),
+                    "height": round(h, 1),
+                    "colour": HEALTH_COLOURS[state],
+                    "label": f"{labels[state]}: {n}",
+                }
+            )
+        chart.bars.append(
+            {
+                "x": round(x, 1),
+                "width": round(slot * 0.7, 1),
+                "label_x": round(x + slot * 0.35, 1),
+                "week": week,
+                "total": sum(count.values()),
+                "segments": segments,
+                "cells": [count[s] for s in HEALTH_ORDER],
+            }
+        )
+    for fraction in (0, 0.5, 1):
+        value = round(chart.max_total * fraction)
+        chart.ticks.append({"value": value, "y": round(chart.plot_bottom - plot_h * fraction, 1)})
+    return chart
+
+
+def dashboard_view(request: HttpRequest) -> HttpResponse:
+    """/admin/dashboard/: staff with permission to view entries."""
+    if not can(request.user, Action.VIEW):
+        raise PermissionDenied("You do not have permission to view entries.")
+    context = {
+        **site.each_context(request),
+        "title": "Editors' dashboard",
+        **build(),
+        "can_schedule": can(request.user, Action.SCHEDULE),
+    }
+    return TemplateResponse(request, "admin/dashboard.html", context)

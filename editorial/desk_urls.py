@@ -1,0 +1,27 @@
+"""Admin pages of the editorial desk outside any ModelAdmin: the dashboard and gate fixes.
+
+Included under /admin/ before the admin site, each wrapped in admin_view (staff
+only, login redirect); each view checks its own permission too.
+"""
+
+from django.contrib.admin import site
+from django.urls import path
+
+from editorial.dashboard import dashboard_view
+from editorial.gates_admin import generate_sponsorship, interest_not_needed
+
+app_name = "desk"
+
+urlpatterns = [
+    path("dashboard/", site.admin_view(dashboard_view), name="dashboard"),
+    path(
+        "gates/<int:entry_id>/sponsorship/<int:episode_id>/",
+        site.admin_view(generate_sponsorship),
+        name="gates-generate-sponsorship",
+    ),
+    path(
+        "gates/<int:entry_id>/interest/<int:organisation_id>/not-needed/",
+        site.admin_view(interest_not_needed),
+        name="gates-interest-not-needed",
+    ),
+]

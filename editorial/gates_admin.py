@@ -1,0 +1,131 @@
+"""Admin pages that fix what a publish gate found, in one click.
+
+- *Generate the sponsorship disclosure*: adds a sponsorship Disclosure with empty
+  text for the episode; the page then shows the sentence made from the episode's
+  data ("Episode 28 is a Season 2 episode sponsored by Galileo (intro at 0:05).").
+- *Mark an interest disclosure not needed*: an editor records (with an optional
+  reason) that a quoted guest's organisation needs no disclosure on this entry.
+
+Both show what they will do on GET and act only on POST; both check permissions
+on the server (editorial.permissions).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin import site
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from editorial.models import InterestDisclosureWaiver
+from editorial.permissions import Action, can
+from glossary.models import Disclosure, Entry, Episode, Organisation
+from glossary.publishing import sponsorship_sentence
+
+
+def _entry_change_url(entry: Entry, anchor: str = "") -> str:
+    url = reverse("admin:glossary_entry_change", args=[entry.pk])
+    return f"{url}#{anchor}" if anchor else url
+
+
+def generate_sponsorship(request: HttpRequest, entry_id: int, episode_id: int) -> HttpResponse:
+    """Add the generated sponsorship disclosure for `episode` to `entry`."""
+    if not can(request.user, Action.EDIT):
+        raise PermissionDenied("You do not have permission to edit entries.")
+    entry = get_object_or_404(Entry, pk=entry_id)
+    episode = get_object_or_404(
+        Episode.objects.select_related("show").prefetch_related("sponsorships__organisation"),
+        pk=episode_id,
+    )
+    sentence = sponsorship_sentence(episode)
+    if not sentence:
+        messages.error(
+            request, f"Episode {episode.number} has no sponsor recorded; nothing to add."
+        )
+        return HttpResponseRedirect(_entry_change_url(entry))
+    if request.method == "POST":
+        with transaction.atomic():
+            exists = Disclosure.objects.filter(
+                entry=entry, kind=Disclosure.Kind.SPONSORSHIP, episode=episode
+            ).exists()
+            if not exists:
+                order = (entry.disclosures.aggregate(n=Max("order"))["n"] or 0) + 1
+                sponsors = list(episode.sponsorships.all())
+                Disclosure.objects.create(
+                    entry=entry,
+                    kind=Disclosure.Kind.SPONSORSHIP,
+                    episode=episode,
+                    organisation=sponsors[0].organisation if len(sponsors) == 1 else None,
+                    order=order,
+                    text="",
+                )
+                Entry.objects.filter(pk=entry.pk).update(has_unpublished_changes=True)
+        if exists:
+            messages.info(request, f"“{entry.term}” already discloses episode {episode.number}.")
+        else:
+            messages.success(
+                request,
+                f"Added the sponsorship disclosure to “{entry.term}”: “{sentence}” "
+                "It is published with the next version.",
+            )
+        return HttpResponseRedirect(_entry_change_url(entry, "disclosures-group"))
+    return TemplateResponse(
+        request,
+        "editorial/gates_confirm.html",
+        {
+            **site.each_context(request),
+            "title": "Add a sponsorship disclosure",
+            "entry": entry,
+            "question": f"Add this sponsorship disclosure to “{entry.term}”?",
+            "quoted": sentence,
+            "explanation": "The sentence is made from the episode's sponsor records, so it "
+            "stays right if they are corrected. You can edit or remove it under “Disclosures”.",
+            "button": "Add the disclosure",
+            "cancel_url": _entry_change_url(entry),
+        },
+    )
+
+
+def interest_not_needed(request: HttpRequest, entry_id: int, organisation_id: int) -> HttpResponse:
+    """Record that `organisation` needs no interest disclosure on `entry`."""
+    if not can(request.user, Action.PUBLISH):
+        raise PermissionDenied("Only editors can decide that a disclosure is not needed.")
+    entry = get_object_or_404(Entry, pk=entry_id)
+    organisation = get_object_or_404(Organisation, pk=organisation_id)
+    reason = request.POST.get("reason", "").strip() if request.method == "POST" else ""
+    if request.method == "POST":
+        try:
+            with transaction.atomic():
+                InterestDisclosureWaiver.objects.create(
+                    entry=entry, organisation=organisation, decided_by=request.user, reason=reason
+                )
+        except IntegrityError:
+            messages.info(request, f"{organisation.name} was already marked not needed here.")
+        else:
+            messages.success(
+                request,
+                f"Marked: “{entry.term}” needs no disclosure of {organisation.name}'s interest. "
+                "The publish checks no longer warn about it.",
+            )
+        return HttpResponseRedirect(_entry_change_url(entry))
+    return TemplateResponse(
+        request,
+        "editorial/gates_confirm.html",
+        {
+            **site.each_context(request),
+            "title": "Interest disclosure not needed",
+            "entry": entry,
+            "question": f"Mark that “{entry.term}” needs no disclosure of "
+            f"{organisation.name}'s interest?",
+            "explanation": "Do this when the organisation has no stake in what the entry "
+            "quotes. The decision is recorded with your name.",
+            "reason_field": True,
+            "button": "Mark not needed",
+            "cancel_url": _entry_change_url(entry, "disclosures-group"),
+        },
+    )

@@ -1,0 +1,281 @@
+"""Scheduled publishing: an editor asks for a publish or unpublish at a time; beat does it.
+
+Times are entered and shown in the newsroom's zone (settings.NEWSROOM_TIME_ZONE)
+and stored in UTC. `run_due` is called every minute by the beat task in
+editorial.scheduling_tasks. It is safe to run any number of times at once:
+
+- each due row is claimed with ``UPDATE … SET state='running' WHERE pk=… AND
+  state='pending'`` inside the same transaction that carries out the action.
+  A second runner's UPDATE waits on the row lock and then matches nothing (the
+  row count says so), so an entry is published exactly once;
+- if the process dies before commit, the claim rolls back with the publish and
+  the next minute's run takes the row again: nothing is half done.
+
+The publish goes through editorial.workflow.publish_entry, so the publish
+gates run again at that moment with the scheduling editor's permissions. A row
+whose gates fail ends ``failed`` with the reasons, and the dashboard shows it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import zoneinfo
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from editorial.models import ScheduledAction, SchedulerHeartbeat
+from editorial.permissions import Action, require
+from glossary.models import Entry
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_NAME = "scheduled-publishing"
+
+
+def newsroom_zone() -> zoneinfo.ZoneInfo:
+    return zoneinfo.ZoneInfo(settings.NEWSROOM_TIME_ZONE)
+
+
+def zone_label(at: datetime.datetime | None = None) -> str:
+    """The zone as editors read it, e.g. "America/New_York (EST)" (EDT in summer)."""
+    zone = newsroom_zone()
+    at = at or timezone.now()
+    abbreviation = at.astimezone(zone).tzname()
+    name = settings.NEWSROOM_TIME_ZONE
+    return f"{name} ({abbreviation})" if abbreviation and abbreviation != name else name
+
+
+def to_newsroom(at: datetime.datetime) -> datetime.datetime:
+    return at.astimezone(newsroom_zone())
+
+
+def format_newsroom(at: datetime.datetime | None) -> str:
+    """A UTC instant as the newsroom reads it: "Dec 1, 2026, 09:00 EST"."""
+    if at is None:
+        return ""
+    local = to_newsroom(at)
+    return f"{local:%b} {local.day}, {local:%Y}, {local:%H:%M} {local.tzname()}"
+
+
+def from_newsroom(naive: datetime.datetime) -> datetime.datetime:
+    """A wall-clock time in the newsroom's zone as an aware datetime.
+
+    Refuses times that do not exist (the hour skipped when clocks go forward)
+    or happen twice (the hour repeated when they go back), naming the problem.
+    """
+    zone = newsroom_zone()
+    if timezone.is_aware(naive):
+        return naive
+    first = naive.replace(tzinfo=zone, fold=0)
+    second = naive.replace(tzinfo=zone, fold=1)
+    if first.utcoffset() != second.utcoffset():
+        roundtrip = first.astimezone(datetime.UTC).astimezone(zone).replace(tzinfo=None)
+        if roundtrip != naive:
+            raise ValidationError(
+                f"{naive:%H:%M} on {naive:%b %d} does not exist in {settings.NEWSROOM_TIME_ZONE}: "
+                "the clocks skip that hour. Choose another time.",
+                code="nonexistent",
+            )
+        raise ValidationError(
+            f"{naive:%H:%M} on {naive:%b %d} happens twice in {settings.NEWSROOM_TIME_ZONE} "
+            "as the clocks go back. Choose a time outside that hour.",
+            code="ambiguous",
+        )
+    return first
+
+
+def schedule(
+    entry: Entry,
+    *,
+    action: str,
+    due_at: datetime.datetime,
+    user: Any,
+    now: datetime.datetime | None = None,
+) -> ScheduledAction:
+    """Ask for `action` on `entry` at `due_at` (aware). Editors only; the time must be ahead."""
+    require(user, Action.SCHEDULE)
+    now = now or timezone.now()
+    if timezone.is_naive(due_at):
+        due_at = from_newsroom(due_at)
+    if due_at <= now:
+        raise ValidationError(
+            f"{format_newsroom(due_at)} has already passed; choose a time in the future.",
+            code="past",
+        )
+    if ScheduledAction.objects.filter(
+        entry=entry, action=action, state=ScheduledAction.State.PENDING
+    ).exists():
+        raise ValidationError(
+            f"“{entry.term}” already has a {action} waiting; cancel it or change its time.",
+            code="duplicate",
+        )
+    return ScheduledAction.objects.create(
+        entry=entry, action=action, due_at=due_at, created_by=user
+    )
+
+
+def cancel(row: ScheduledAction, *, user: Any, now: datetime.datetime | None = None) -> bool:
+    """Cancel a waiting row. False when it already ran or was cancelled (nothing changes)."""
+    require(user, Action.SCHEDULE)
+    updated = ScheduledAction.objects.filter(pk=row.pk, state=ScheduledAction.State.PENDING).update(
+        state=ScheduledAction.State.CANCELLED,
+        cancelled_by=user,
+        finished_at=now or timezone.now(),
+        result=f"Cancelled by {user.get_username()}.",
+    )
+    return updated == 1
+
+
+@dataclass
+class RunReport:
+    """What one run of the scheduler did, by row id."""
+
+    done: list[int] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, list[int]]:
+        return {"done": self.done, "failed": self.failed, "skipped": self.skipped}
+
+
+def due_ids(now: datetime.datetime) -> list[int]:
+    return list(
+        ScheduledAction.objects.filter(state=ScheduledAction.State.PENDING, due_at__lte=now)
+        .order_by("due_at", "pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def run_due(now: datetime.datetime | None = None) -> RunReport:
+    """Carry out every scheduled action due at `now`, each exactly once; record a heartbeat."""
+    now = now or timezone.now()
+    report = RunReport()
+    for pk in due_ids(now):
+        outcome = run_one(pk, now=now)
+        getattr(report, outcome).append(pk)
+    record_heartbeat(now, report)
+    return report
+
+
+def run_one(pk: int, *, now: datetime.datetime | None = None) -> str:
+    """Claim row `pk` and carry it out. Returns "done", "failed" or "skipped" (not ours)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        claimed = ScheduledAction.objects.filter(
+            pk=pk, state=ScheduledAction.State.PENDING, due_at__lte=now
+        ).update(state=ScheduledAction.State.RUNNING)
+        if claimed != 1:
+            # Another runner has it (or it was cancelled): its UPDATE matched first.
+            return "skipped"
+        row = ScheduledAction.objects.select_related("entry", "created_by").get(pk=pk)
+        try:
+            # A savepoint: a failed publish rolls back its own writes, not our claim.
+            with transaction.atomic():
+                result, failures = _carry_out(row, now)
+            state = ScheduledAction.State.DONE
+        except _Refused as refused:
+            result, failures = refused.message, refused.failures
+            state = ScheduledAction.State.FAILED
+        except Exception as exc:  # noqa: BLE001 - recorded on the row and the dashboard
+            # Anything unexpected ends the row as failed, so a poison row is not
+            # retried every minute forever; the log has the traceback.
+            log.exception("Scheduled action %s failed", pk)
+            result, failures = f"It could not be carried out: {exc}", []
+            state = ScheduledAction.State.FAILED
+        ScheduledAction.objects.filter(pk=pk).update(
+            state=state, finished_at=now, result=result, failures=failures
+        )
+    return "done" if state == ScheduledAction.State.DONE else "failed"
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, failures: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.failures = failures
+
+
+def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[dict[str, Any]]]:
+    from django.core.exceptions import PermissionDenied
+
+    from editorial import workflow
+
+    entry, user = row.entry, row.created_by
+    when = format_newsroom(row.due_at)
+    try:
+        if row.action == ScheduledAction.Action.PUBLISH:
+            workflow.publish_entry(entry, user=user, comment="Scheduled publish.", now=now)
+            return f"Published as scheduled for {when}.", []
+        if not entry.is_live:
+            return f"Nothing to do at {when}: “{entry.term}” was not published.", []
+        workflow.unpublish_entry(entry, user=user, comment="Scheduled unpublish.")
+        return f"Unpublished as scheduled for {when}.", []
+    except workflow.GateFailed as exc:
+        failures = [
+            {"code": r.code, "message": r.message, "fix_url": r.fix_url} for r in exc.blocking
+        ]
+        reasons = " ".join(f["message"] for f in failures) or str(exc)
+        raise _Refused(
+            f"Not published: the publish checks failed at {when}. {reasons}", failures
+        ) from None
+    except (workflow.WorkflowError, PermissionDenied, ValidationError) as exc:
+        text = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+        raise _Refused(f"Not carried out at {when}: {text}", []) from None
+
+
+def record_heartbeat(now: datetime.datetime, report: RunReport | None = None) -> None:
+    summary = ""
+    if report is not None:
+        summary = f"{len(report.done)} done, {len(report.failed)} failed"
+    SchedulerHeartbeat.objects.update_or_create(
+        name=HEARTBEAT_NAME, defaults={"last_run_at": now, "last_result": summary}
+    )
+
+
+@dataclass(frozen=True)
+class SchedulerStatus:
+    last_run_at: datetime.datetime | None
+    late: bool
+    message: str
+
+
+def scheduler_status(
+    now: datetime.datetime | None = None, heartbeat: SchedulerHeartbeat | None = None
+) -> SchedulerStatus:
+    """Whether the scheduler ran recently enough; the dashboard warns when it did not.
+
+    Pass `heartbeat` when already read (the dashboard reads it with its other queries).
+    """
+    now = now or timezone.now()
+    if heartbeat is None:
+        heartbeat = SchedulerHeartbeat.objects.filter(name=HEARTBEAT_NAME).first()
+    tolerance = datetime.timedelta(seconds=settings.SCHEDULER_LATE_AFTER_SECONDS)
+    if heartbeat is None:
+        return SchedulerStatus(
+            None,
+            True,
+            "The scheduler has never run: scheduled publications will not happen. "
+            "Check that Celery beat and a worker are running.",
+        )
+    age = now - heartbeat.last_run_at
+    if age > tolerance:
+        minutes = int(age.total_seconds() // 60)
+        return SchedulerStatus(
+            heartbeat.last_run_at,
+            True,
+            f"The scheduler last ran {minutes} minutes ago, at "
+            f"{format_newsroom(heartbeat.last_run_at)}; it should run every minute. "
+            "Scheduled publications are waiting: check that Celery beat and a worker are "
+            "running.",
+        )
+    return SchedulerStatus(
+        heartbeat.last_run_at,
+        False,
+        f"The scheduler last ran at {format_newsroom(heartbeat.last_run_at)}.",
+    )
