@@ -273,6 +273,8 @@ LOGGING = _logging_config(env_str("LOG_LEVEL", "INFO"), json_logs=LOG_FORMAT == 
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 HEALTH_CHECK_TIMEOUT = _env_float("HEALTH_CHECK_TIMEOUT", 2.0, minimum=0.1)
+# A deliberate exception to `check --deploy`, named by id (e.g. glossary.W002), never a blanket.
+SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", [])
 CONTENT_SECURITY_POLICY_REPORT_ONLY = env_bool("CONTENT_SECURITY_POLICY_REPORT_ONLY", False)
 # Old keys still accepted for signatures (sessions, password reset links) while rotating.
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])

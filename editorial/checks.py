@@ -1,0 +1,74 @@
+"""Deployment checks: `manage.py check --deploy` fails on an unsafe production setup.
+
+Django's own deploy checks cover HSTS, cookies, the SSL redirect and the
+secret key's strength. These add what a production Glossary Desk needs on top:
+PostgreSQL, Redis for the cache and the Celery broker, explicit hosts, and no
+SSRF allowance for the link checker. The migrate service runs
+``check --deploy --fail-level WARNING`` first, so a deploy with any of these
+problems stops before it touches the database.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+
+
+@register(Tags.security, deploy=True)
+def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    messages: list[CheckMessage] = []
+    if settings.DEBUG:
+        return messages
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        messages.append(
+            Error(
+                "Production needs PostgreSQL; DATABASE_URL names another database.",
+                hint="Set DATABASE_URL=postgres://user:password@host:5432/name.",
+                id="glossary.E001",
+            )
+        )
+    if not getattr(settings, "REDIS_URL", ""):
+        messages.append(
+            Error(
+                "Production needs Redis for the cache and the Celery broker; REDIS_URL is unset.",
+                hint="Set REDIS_URL=redis://host:6379/0.",
+                id="glossary.E002",
+            )
+        )
+    if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        messages.append(
+            Error(
+                "CELERY_TASK_ALWAYS_EAGER is on: link checks would run inside web requests.",
+                hint="Unset CELERY_TASK_ALWAYS_EAGER so tasks go to the workers.",
+                id="glossary.E003",
+            )
+        )
+    if not os.environ.get("ALLOWED_HOSTS"):
+        messages.append(
+            Error(
+                "ALLOWED_HOSTS is not set, so the development hosts are in use.",
+                hint="Set ALLOWED_HOSTS to the public host name(s), comma-separated.",
+                id="glossary.E004",
+            )
+        )
+    if not settings.CSRF_TRUSTED_ORIGINS:
+        messages.append(
+            Warning(
+                "CSRF_TRUSTED_ORIGINS is empty; admin forms posted through the HTTPS proxy "
+                "will be refused.",
+                hint="Set SITE_URL=https://your.host (it is trusted) or CSRF_TRUSTED_ORIGINS.",
+                id="glossary.W001",
+            )
+        )
+    if getattr(settings, "LINKCHECK_ALLOW_PRIVATE", []):
+        messages.append(
+            Warning(
+                "LINKCHECK_ALLOW_PRIVATE lets the link checker fetch private addresses.",
+                hint="Leave LINKCHECK_ALLOW_PRIVATE empty in production (it exists for tests).",
+                id="glossary.W002",
+            )
+        )
+    return messages
