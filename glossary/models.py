@@ -237,8 +237,8 @@ class Entry(models.Model):
     slug = models.SlugField(
         max_length=200,
         unique=True,
-        help_text="The page address: /glossary/<slug>/. Changing it on a published entry "
-        "redirects the old address once the change is published.",
+        help_text="The page address, as in /glossary/interconnect/. Changing it on a "
+        "published entry redirects the old address once the change is published.",
     )
     aliases = models.TextField(
         blank=True,
