@@ -208,7 +208,11 @@ LINKCHECK_SCHEDULE_SECONDS = env_int("LINKCHECK_SCHEDULE_SECONDS", 24 * 3600, mi
 
 # acks_late + a visibility timeout: a task whose worker dies is redelivered after it.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1)
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+    # How often a worker sweeps for messages whose visibility timeout passed
+    # (kombu's defaults: every 10th call of a 10 s timer).
+    "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
+    "unacked_restore_throttle": env_int("CELERY_UNACKED_RESTORE_THROTTLE", 10, minimum=1),
 }
 CELERY_BEAT_SCHEDULE = {
     **globals().get("CELERY_BEAT_SCHEDULE", {}),
@@ -227,6 +231,7 @@ PUBLIC_SITE_NAME = env_str("PUBLIC_SITE_NAME", "The Show Glossary")
 PUBLIC_API_PAGE_SIZE = env_int("PUBLIC_API_PAGE_SIZE", 20, minimum=1)
 # Benchmarks only (bench/web): adds /bench/trivial/, a view with no queries or template.
 BENCH_TRIVIAL_VIEW = env_bool("BENCH_TRIVIAL_VIEW", False)
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("glossary.context_processors.site")
 
 # --- Production shape (docs/operations.md) ----------------------------------
 # Always on: request ids and structured logs, /healthz and /readyz, the
@@ -271,6 +276,8 @@ if LOG_FORMAT not in ("json", "plain"):
 LOGGING = _logging_config(env_str("LOG_LEVEL", "INFO"), json_logs=LOG_FORMAT == "json")
 # Celery keeps Django's logging config instead of installing its own handlers.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Where beat remembers when each task last ran (the compose file puts it on a volume).
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", "celerybeat-schedule")
 
 HEALTH_CHECK_TIMEOUT = _env_float("HEALTH_CHECK_TIMEOUT", 2.0, minimum=0.1)
 # A deliberate exception to `check --deploy`, named by id (e.g. glossary.W002), never a blanket.

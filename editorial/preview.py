@@ -1,0 +1,154 @@
+"""Previews of unpublished versions, rendered exactly as the public page would be.
+
+Everything here lives under /preview/, which the public site's draft-leak checks
+exclude: these pages show drafts on purpose. Each response is marked noindex
+(header and meta tag) and `Cache-Control: private, no-store`, so no shared cache
+or search engine keeps a draft.
+
+Staff preview the working copy or any version from the admin. A share link is a
+signed token naming one version, valid for PREVIEW_LINK_MAX_AGE_HOURS, that
+works without a login: the signature is the permission.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core import signing
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import path, reverse
+from django.utils.cache import patch_cache_control
+from django.utils.text import slugify
+
+from editorial.permissions import Action, require
+from glossary import publishing
+from glossary.models import Entry, EntryVersion
+
+app_name = "preview"
+
+SHARE_SALT = "editorial.preview.share"
+
+
+def share_max_age() -> datetime.timedelta:
+    return datetime.timedelta(hours=settings.PREVIEW_LINK_MAX_AGE_HOURS)
+
+
+def make_share_token(version: EntryVersion) -> str:
+    return signing.dumps({"v": version.pk, "e": version.entry_id}, salt=SHARE_SALT, compress=True)
+
+
+def share_url(version: EntryVersion) -> str:
+    return reverse("preview:shared", args=[make_share_token(version)])
+
+
+def version_for_sharing(entry: Entry, *, user: Any) -> EntryVersion:
+    """The version a share link shows: the latest, saved first if the working copy moved on."""
+    require(user, Action.SHARE_PREVIEW)
+    latest = entry.versions.order_by("-number").first()
+    if latest is not None and latest.data == publishing.snapshot(entry):
+        return latest
+    return publishing.save_version(entry, user=user, comment="Saved for a preview link.")
+
+
+def _render(
+    request: HttpRequest,
+    version: EntryVersion,
+    *,
+    banner: str,
+    expires: Any = None,
+    status: int = 200,
+) -> HttpResponse:
+    version.rendered_html = publishing.render_version(version)
+    # The public entry page's context, minus what only a live page has (canonical
+    # address, structured data, correction history).
+    context = {
+        "version": version,
+        "entry": version.entry,
+        "tags": [{"name": t, "slug": slugify(t)} for t in version.data.get("tags", [])],
+        "page_title": version.term,
+        "page_description": version.summary,
+        "site_name": getattr(settings, "PUBLIC_SITE_NAME", "Glossary"),
+        "banner": banner,
+        "expires": expires,
+    }
+    response = render(request, "preview/entry.html", context, status=status)
+    return _private(response)
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Cache-Control"] = "private, no-store"
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+def _status_label(entry: Entry) -> str:
+    label = Entry.Status(entry.status).label.lower()
+    return f"{label}, live version differs" if entry.is_live else f"{label}, not published"
+
+
+@staff_member_required
+def working_copy(request: HttpRequest, entry_id: int) -> HttpResponse:
+    """The entry as it stands in the admin right now, saved or not as a version."""
+    require(request.user, Action.VIEW)
+    entry = get_object_or_404(Entry, pk=entry_id)
+    version = EntryVersion(entry=entry, number=0, data=publishing.snapshot(entry))
+    version.term, version.summary = entry.term, entry.summary
+    banner = f"Preview of the working copy of “{entry.term}” ({_status_label(entry)})."
+    return _render(request, version, banner=banner)
+
+
+@staff_member_required
+def version_view(request: HttpRequest, entry_id: int, number: int) -> HttpResponse:
+    require(request.user, Action.VIEW)
+    version = get_object_or_404(
+        EntryVersion.objects.select_related("entry"), entry_id=entry_id, number=number
+    )
+    live = (
+        " This is the version readers see." if version.entry.live_version_id == version.pk else ""
+    )
+    banner = f"Preview of version {version.number} of “{version.term}”.{live}"
+    return _render(request, version, banner=banner)
+
+
+def shared(request: HttpRequest, token: str) -> HttpResponse:
+    """A share link: no login, the signed token names the version and limits its life."""
+    max_age = share_max_age()
+    try:
+        payload = signing.loads(token, salt=SHARE_SALT, max_age=max_age)
+    except signing.SignatureExpired:
+        response = render(
+            request,
+            "preview/expired.html",
+            {"hours": settings.PREVIEW_LINK_MAX_AGE_HOURS},
+            status=410,
+        )
+        return _private(response)
+    except signing.BadSignature:
+        raise Http404("This preview link is not valid.") from None
+    version = EntryVersion.objects.filter(pk=payload.get("v"), entry_id=payload.get("e")).first()
+    if version is None:
+        raise Http404("This preview link's version no longer exists.")
+    expires = _issued_at(token) + max_age
+    banner = (
+        f"Preview of version {version.number} of “{version.term}”, shared for review. "
+        "It is not published; readers cannot see it."
+    )
+    return _render(request, version, banner=banner, expires=expires)
+
+
+def _issued_at(token: str) -> datetime.datetime:
+    # A signed token is "payload:timestamp:signature"; the signature was verified above.
+    timestamp = token.rsplit(":", 2)[-2]
+    return datetime.datetime.fromtimestamp(signing.b62_decode(timestamp), tz=datetime.UTC)
+
+
+urlpatterns = [
+    path("entry/<int:entry_id>/", working_copy, name="working_copy"),
+    path("entry/<int:entry_id>/v<int:number>/", version_view, name="version"),
+    path("s/<str:token>/", shared, name="shared"),
+]

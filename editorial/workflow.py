@@ -1,0 +1,352 @@
+"""The editorial workflow as plain functions: draft → in review → published, and back.
+
+Each transition checks who is asking (editorial.permissions), checks the entry's
+state under a row lock (so a double click or two workers cannot both act), makes
+the change through glossary.publishing, and writes one WorkflowEvent: who, when,
+from which state to which, and the comment. Views, admin actions and the
+scheduler call these; none of them changes an entry's status another way.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from editorial.gates import run_gates
+from editorial.models import WorkflowEvent
+from editorial.permissions import Action, require
+from glossary import publishing
+from glossary.models import Entry, EntryVersion
+
+Status = Entry.Status
+
+# Which states each transition starts from.
+SUBMIT_FROM = {Status.DRAFT, Status.CHANGES_REQUESTED}
+REVIEW_FROM = {Status.IN_REVIEW}
+PUBLISH_FROM = {Status.IN_REVIEW}
+ARCHIVE_FROM = {Status.DRAFT, Status.CHANGES_REQUESTED, Status.IN_REVIEW, Status.PUBLISHED}
+ROLLBACK_FROM = {Status.DRAFT, Status.CHANGES_REQUESTED, Status.IN_REVIEW, Status.PUBLISHED}
+
+
+class WorkflowError(Exception):
+    """A transition that cannot happen now; the message says why, for the person who asked."""
+
+
+class InvalidTransition(WorkflowError):
+    pass
+
+
+class SelfApprovalRefused(PermissionDenied):
+    """The person publishing wrote part of the change (WORKFLOW_ALLOW_SELF_APPROVAL is off)."""
+
+
+class GateFailed(WorkflowError):
+    """Blocking publish checks failed and no override reason was given."""
+
+    def __init__(self, results: list[Any]) -> None:
+        self.results = results
+        self.blocking = [r for r in results if r.blocking and not r.passed]
+        names = "; ".join(r.message for r in self.blocking)
+        super().__init__(f"Not published: {len(self.blocking)} blocking check(s) failed. {names}")
+
+
+def _lock(entry: Entry) -> Entry:
+    return Entry.objects.select_for_update().get(pk=entry.pk)
+
+
+def _check_state(entry: Entry, allowed: set[Entry.Status], doing: str) -> None:
+    if entry.status not in allowed:
+        states = " or ".join(sorted(Status(s).label.lower() for s in allowed))
+        raise InvalidTransition(
+            f"“{entry.term}” is {Status(entry.status).label.lower()}; "
+            f"only an entry that is {states} can be {doing}."
+        )
+
+
+def _log(
+    entry: Entry,
+    action: WorkflowEvent.Action,
+    from_status: str,
+    to_status: str,
+    user: Any,
+    *,
+    comment: str = "",
+    version: EntryVersion | None = None,
+    **extra: Any,
+) -> WorkflowEvent:
+    return WorkflowEvent.objects.create(
+        entry=entry,
+        version=version,
+        action=action,
+        from_status=from_status,
+        to_status=to_status,
+        actor=user if user is not None and user.is_authenticated else None,
+        at=timezone.now(),
+        comment=comment,
+        **extra,
+    )
+
+
+def _set_status(entry: Entry, status: Entry.Status) -> None:
+    # A status change is not a content edit: update() leaves updated_at alone, so
+    # nobody's open edit form goes stale because someone pressed a workflow button.
+    Entry.objects.filter(pk=entry.pk).update(status=status)
+    entry.status = status
+
+
+def change_authors(entry: Entry) -> set[int]:
+    """Ids of the people who saved the change now waiting to be published.
+
+    That is everyone who saved a version since the last one published (every
+    version when the entry was never published), and whoever submitted it since.
+    """
+    versions = entry.versions.all()
+    submits = WorkflowEvent.objects.filter(entry=entry, action=WorkflowEvent.Action.SUBMIT)
+    live = (
+        entry.versions.filter(published_at__isnull=False)
+        .order_by("-number")
+        .values("number", "published_at")
+        .first()
+    )
+    if live is not None:
+        versions = versions.filter(number__gt=live["number"])
+        submits = submits.filter(at__gte=live["published_at"])
+    authors = set(versions.exclude(created_by=None).values_list("created_by", flat=True))
+    authors |= set(submits.exclude(actor=None).values_list("actor", flat=True))
+    return authors
+
+
+def is_author_of_change(entry: Entry, user: Any) -> bool:
+    return user is not None and user.pk in change_authors(entry)
+
+
+def submit_for_review(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
+    require(user, Action.SUBMIT)
+    with transaction.atomic():
+        locked = _lock(entry)
+        _check_state(locked, SUBMIT_FROM, "submitted for review")
+        before = locked.status
+        _set_status(locked, Status.IN_REVIEW)
+        event = _log(
+            locked, WorkflowEvent.Action.SUBMIT, before, Status.IN_REVIEW, user, comment=comment
+        )
+    entry.status = locked.status
+    return event
+
+
+def request_changes(entry: Entry, *, user: Any, comment: str) -> WorkflowEvent:
+    """Send the entry back to its writer; the comment is shown on the entry until resubmitted."""
+    require(user, Action.REQUEST_CHANGES)
+    if not comment.strip():
+        raise WorkflowError("Write what needs to change: the writer sees this comment.")
+    with transaction.atomic():
+        locked = _lock(entry)
+        _check_state(locked, REVIEW_FROM, "sent back with changes requested")
+        _set_status(locked, Status.CHANGES_REQUESTED)
+        event = _log(
+            locked,
+            WorkflowEvent.Action.REQUEST_CHANGES,
+            Status.IN_REVIEW,
+            Status.CHANGES_REQUESTED,
+            user,
+            comment=comment.strip(),
+        )
+    entry.status = locked.status
+    return event
+
+
+def open_review_comment(entry: Entry) -> WorkflowEvent | None:
+    """The reviewer's request the writer still has to act on, if the entry is waiting on one."""
+    if entry.status != Status.CHANGES_REQUESTED:
+        return None
+    return (
+        WorkflowEvent.objects.filter(entry=entry, action=WorkflowEvent.Action.REQUEST_CHANGES)
+        .select_related("actor")
+        .first()
+    )
+
+
+def publish_entry(
+    entry: Entry,
+    *,
+    user: Any,
+    override_reason: str = "",
+    correction_note: str = "",
+    material: bool = True,
+    comment: str = "",
+    expected_version: int | None = None,
+    now: datetime.datetime | None = None,
+) -> EntryVersion:
+    """Approve and publish an entry in review, after the publish gates.
+
+    Raises GateFailed when a blocking check fails and `override_reason` is empty;
+    with a reason (and the override permission) the entry is published and the
+    overridden checks are logged with the reason. `expected_version` is the
+    latest version number the editor reviewed: when someone saved since, the
+    publish is refused rather than publishing what nobody reviewed.
+    """
+    require(user, Action.PUBLISH)
+    with transaction.atomic():
+        locked = _lock(entry)
+        _check_state(locked, PUBLISH_FROM, "published (submit it for review first)")
+        if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and is_author_of_change(locked, user):
+            raise SelfApprovalRefused(
+                "You wrote part of this change, so another editor has to approve it "
+                "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
+            )
+        latest = locked.versions.order_by("-number").first()
+        if (
+            expected_version is not None
+            and latest is not None
+            and latest.number != expected_version
+        ):
+            who = latest.created_by.get_username() if latest.created_by else "someone"
+            raise InvalidTransition(
+                f"{who} saved version {latest.number} after you opened version "
+                f"{expected_version}; review the new version before publishing."
+            )
+        results = run_gates(locked, now=now)
+        blocking = [r for r in results if r.blocking and not r.passed]
+        reason = override_reason.strip()
+        if blocking and not reason:
+            raise GateFailed(results)
+        if blocking:
+            require(user, Action.OVERRIDE_GATES)
+        note = correction_note.strip()
+        if note and locked.first_published_at is None:
+            raise WorkflowError(
+                "A correction note is for a change to an entry readers have already seen; "
+                "this is its first publication."
+            )
+        # Publish the version the editor reviewed when it is the working copy, instead
+        # of freezing an identical copy under a new number.
+        reuse = (
+            latest
+            if latest is not None
+            and latest.published_at is None
+            and latest.data == publishing.snapshot(locked)
+            else None
+        )
+        version = publishing.publish(
+            locked,
+            user=user,
+            version=reuse,
+            material=material,
+            correction_note=note,
+            comment=comment,
+            now=now,
+        )
+        _log(
+            locked,
+            WorkflowEvent.Action.PUBLISH,
+            Status.IN_REVIEW,
+            Status.PUBLISHED,
+            user,
+            comment=comment,
+            version=version,
+            override_reason=reason if blocking else "",
+            overridden_checks=[{"code": r.code, "message": r.message} for r in blocking],
+        )
+    entry.refresh_from_db()
+    return version
+
+
+def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
+    """Take the entry off the public site; its working copy becomes a draft."""
+    require(user, Action.UNPUBLISH)
+    with transaction.atomic():
+        locked = _lock(entry)
+        if not locked.is_live:
+            raise InvalidTransition(
+                f"“{locked.term}” is not published, so it cannot be unpublished."
+            )
+        before = locked.status
+        publishing.unpublish(locked, user=user)
+        event = _log(
+            locked, WorkflowEvent.Action.UNPUBLISH, before, Status.DRAFT, user, comment=comment
+        )
+    entry.refresh_from_db()
+    return event
+
+
+def archive_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
+    """Retire the entry: off the public site if it was live, kept with all its versions."""
+    require(user, Action.ARCHIVE)
+    with transaction.atomic():
+        locked = _lock(entry)
+        _check_state(locked, ARCHIVE_FROM, "archived")
+        before = locked.status
+        if locked.is_live:
+            publishing.unpublish(locked, user=user, archive=True)
+        else:
+            _set_status(locked, Status.ARCHIVED)
+        event = _log(
+            locked, WorkflowEvent.Action.ARCHIVE, before, Status.ARCHIVED, user, comment=comment
+        )
+    entry.refresh_from_db()
+    return event
+
+
+def restore_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
+    """Bring an archived entry back as a draft."""
+    require(user, Action.ARCHIVE)
+    with transaction.atomic():
+        locked = _lock(entry)
+        _check_state(locked, {Status.ARCHIVED}, "restored")
+        _set_status(locked, Status.DRAFT)
+        event = _log(
+            locked,
+            WorkflowEvent.Action.RESTORE,
+            Status.ARCHIVED,
+            Status.DRAFT,
+            user,
+            comment=comment,
+        )
+    entry.status = locked.status
+    return event
+
+
+def rollback_to(
+    entry: Entry, version: EntryVersion, *, user: Any, comment: str = ""
+) -> EntryVersion:
+    """Make `version`'s content the working copy again, saved as a new version (a draft).
+
+    History is never rewritten: the result is the next version number, a copy of
+    the old one. Readers keep seeing the live version until it is published.
+    """
+    from editorial.versions import restore_working_copy
+
+    require(user, Action.ROLLBACK)
+    if version.entry_id != entry.pk:
+        raise WorkflowError("That version belongs to another entry.")
+    with transaction.atomic():
+        locked = _lock(entry)
+        _check_state(locked, ROLLBACK_FROM, "rolled back (restore it from the archive first)")
+        before = locked.status
+        warnings = restore_working_copy(locked, version.data, user=user)
+        new = publishing.save_version(
+            locked, user=user, comment=comment or f"Rolled back to version {version.number}."
+        )
+        Entry.objects.filter(pk=locked.pk).update(status=Status.DRAFT, has_unpublished_changes=True)
+        _log(
+            locked,
+            WorkflowEvent.Action.ROLLBACK,
+            before,
+            Status.DRAFT,
+            user,
+            comment=comment or f"Rolled back to version {version.number} (saved as {new.number}).",
+            version=version,
+        )
+    entry.refresh_from_db()
+    new.rollback_warnings = warnings  # type: ignore[attr-defined]
+    return new
+
+
+def latest_version_number(entry: Entry) -> int:
+    return entry.versions.aggregate(n=Max("number"))["n"] or 0

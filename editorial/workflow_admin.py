@@ -1,0 +1,594 @@
+"""The workflow in the entry admin: buttons, review pages, history, compare, rollback.
+
+`WorkflowEntryAdminMixin` is mixed into `editorial.admin.EntryAdmin`. Every view
+here asks `editorial.permissions` or calls an `editorial.workflow` function that
+does, so a URL typed by hand is refused exactly like a hidden button.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+
+from editorial import preview, versions, workflow
+from editorial.gates import run_gates
+from editorial.models import WorkflowEvent
+from editorial.permissions import Action, can, require
+from glossary import publishing
+from glossary.models import Citation, Entry, EntryVersion
+
+CONTENT_FIELDS = ["term", "slug", "aliases", "summary", "body", "tags"]
+
+
+def edit_token(entry: Entry) -> str:
+    """What the edit form was opened on: the last content save and the latest version."""
+    stamp = entry.updated_at.isoformat() if entry.updated_at else ""
+    return f"{stamp}|{workflow.latest_version_number(entry)}"
+
+
+def _who(user: Any) -> str:
+    if user is None:
+        return "Someone"
+    return user.get_full_name() or user.get_username()
+
+
+class ConflictCheckingForm(forms.ModelForm):
+    """Refuses to save over a change made after the form was opened.
+
+    The hidden `edit_token` records the entry's `updated_at` (and latest version)
+    when the form was rendered. If someone saved since, the form is invalid: the
+    admin re-shows it with everything typed, names who saved, links to the
+    comparison, and carries the new token so a deliberate second save wins.
+    """
+
+    edit_token = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["edit_token"].initial = edit_token(self.instance)
+
+    def has_changed(self) -> bool:
+        return bool(set(self.changed_data) - {"edit_token"})
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if not self.instance.pk:
+            return cleaned
+        # Lock the row: a concurrent save waits here and then sees the new token.
+        # (The admin's change view runs in one transaction.)
+        current = (
+            Entry.objects.select_for_update().select_related("updated_by").get(pk=self.instance.pk)
+        )
+        now_token = edit_token(current)
+        sent = self.data.get(self.add_prefix("edit_token"), "")
+        if sent == now_token:
+            return cleaned
+        opened_version = sent.rpartition("|")[2] if "|" in sent else ""
+        latest = workflow.latest_version_number(current)
+        data = self.data.copy()
+        data[self.add_prefix("edit_token")] = now_token
+        self.data = data
+        when = (
+            date_format(timezone.localtime(current.updated_at), "DATETIME_FORMAT")
+            if current.updated_at
+            else "just now"
+        )
+        compare_url = reverse("admin:glossary_entry_compare", args=[current.pk])
+        if opened_version.isdigit() and int(opened_version) and latest:
+            compare_url += f"?a={opened_version}&b={latest}"
+        raise ValidationError(
+            format_html(
+                "{} saved this entry at {}, after you opened it. Nothing from your form "
+                "has been saved yet; your changes are still below. "
+                '<a href="{}" target="_blank" rel="noopener">Compare what they changed</a>, '
+                "then save again to keep your version (theirs stays in the history).",
+                _who(current.updated_by),
+                when,
+                compare_url,
+            ),
+            code="stale",
+        )
+
+
+class WorkflowEntryAdminMixin:
+    """Adds the editorial workflow to a ModelAdmin for Entry."""
+
+    change_form_template = "admin/glossary/entry/change_form.html"
+    form = ConflictCheckingForm
+
+    # --- permissions -------------------------------------------------------------------
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and can(request.user, Action.ADD)  # type: ignore[misc]
+
+    def has_publish_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.PUBLISH)
+
+    def has_unpublish_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.UNPUBLISH)
+
+    def has_archive_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.ARCHIVE)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
+        if obj is not None and not can(request.user, Action.EDIT):
+            fields += [f for f in CONTENT_FIELDS if f not in fields]
+        return fields
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        fieldsets = list(super().get_fieldsets(request, obj))  # type: ignore[misc]
+        if obj is not None:
+            # The hidden edit token travels with the form so a stale save is caught.
+            name, options = fieldsets[0]
+            fieldsets[0] = (name, {**options, "fields": [*options["fields"], "edit_token"]})
+        return fieldsets
+
+    def get_prepopulated_fields(self, request: HttpRequest, obj: Any = None) -> dict[str, Any]:
+        if obj is not None and not can(request.user, Action.EDIT):
+            return {}
+        return super().get_prepopulated_fields(request, obj)  # type: ignore[misc]
+
+    # --- saving: versions and conflicts -------------------------------------------------
+
+    def save_model(self, request: HttpRequest, obj: Entry, form: Any, change: bool) -> None:
+        if change and not form.has_changed():
+            # Nothing on the entry itself changed: leave updated_at alone so nobody
+            # else's open form goes stale. Inline changes are handled in save_related.
+            return
+        if not change:
+            obj.created_by = request.user
+        obj.updated_by = request.user
+        if change:
+            obj.has_unpublished_changes = True
+            if obj.status == Entry.Status.PUBLISHED:
+                # An edit to a published entry is a draft of its next version;
+                # readers keep the live version until this is published.
+                obj.status = Entry.Status.DRAFT
+        super().save_model(request, obj, form, change)  # type: ignore[misc]
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        if formset.model is Citation:
+            # Whoever sets or changes the check date is who confirmed the source.
+            for row in formset.forms:
+                if "checked_on" in row.changed_data:
+                    checked = row.cleaned_data.get("checked_on")
+                    row.instance.checked_by = request.user if checked else None
+        super().save_formset(request, form, formset, change)  # type: ignore[misc]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)  # type: ignore[misc]
+        entry: Entry = form.instance
+        parts_changed = any(fs.has_changed() for fs in formsets)
+        if change and not form.has_changed() and not parts_changed:
+            messages.info(request, "Nothing changed, so no new version was saved.")
+            return
+        if change and not form.has_changed():
+            status = Entry.Status.DRAFT if entry.status == Entry.Status.PUBLISHED else entry.status
+            Entry.objects.filter(pk=entry.pk).update(
+                updated_at=timezone.now(),
+                updated_by=request.user,
+                has_unpublished_changes=True,
+                status=status,
+            )
+            entry.status = status
+        version = publishing.save_version(entry, user=request.user, comment="Saved in the admin.")
+        live = entry.live_version
+        tail = (
+            f" Readers still see version {live.number} until this is published."
+            if live is not None
+            else ""
+        )
+        messages.info(request, f"Saved as version {version.number}.{tail}")
+
+    # --- the change page ----------------------------------------------------------------
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        extra_context = extra_context or {}
+        entry = Entry.objects.filter(pk=object_id).select_related("live_version").first()
+        if entry is not None:
+            extra_context["workflow"] = self._workflow_context(request, entry)
+        return super().change_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
+
+    def _workflow_context(self, request: HttpRequest, entry: Entry) -> dict[str, Any]:
+        user = request.user
+        status = Entry.Status(entry.status)
+        latest = workflow.latest_version_number(entry)
+        author = workflow.is_author_of_change(entry, user)
+        self_blocked = author and not _allow_self_approval()
+        return {
+            "status": status,
+            "review_comment": workflow.open_review_comment(entry),
+            "latest_version": latest,
+            "live_version": entry.live_version.number if entry.live_version else None,
+            "can_submit": can(user, Action.SUBMIT) and status in workflow.SUBMIT_FROM,
+            "can_request_changes": can(user, Action.REQUEST_CHANGES)
+            and status in workflow.REVIEW_FROM,
+            "can_publish": can(user, Action.PUBLISH)
+            and status in workflow.PUBLISH_FROM
+            and not self_blocked,
+            "self_approval_blocked": can(user, Action.PUBLISH)
+            and status in workflow.PUBLISH_FROM
+            and self_blocked,
+            "can_unpublish": can(user, Action.UNPUBLISH) and entry.is_live,
+            "can_archive": can(user, Action.ARCHIVE) and status in workflow.ARCHIVE_FROM,
+            "can_restore": can(user, Action.ARCHIVE) and status == Entry.Status.ARCHIVED,
+            "can_share": can(user, Action.SHARE_PREVIEW),
+            "urls": self._entry_urls(entry),
+        }
+
+    @staticmethod
+    def _entry_urls(entry: Entry) -> dict[str, str]:
+        def url(name: str) -> str:
+            return reverse(f"admin:glossary_entry_{name}", args=[entry.pk])
+
+        return {
+            name: url(name)
+            for name in [
+                "change",
+                "submit",
+                "request_changes",
+                "publish",
+                "unpublish",
+                "archive",
+                "restore",
+                "share",
+                "history",
+                "compare",
+            ]
+        } | {
+            "preview": reverse("preview:working_copy", args=[entry.pk]),
+            "compare_live": reverse("admin:glossary_entry_compare", args=[entry.pk])
+            + "?a=live&b=working",
+        }
+
+    def get_urls(self) -> list[Any]:
+        wrap = self.admin_site.admin_view  # type: ignore[attr-defined]
+        own = [
+            ("submit", self.submit_view),
+            ("request-changes", self.request_changes_view),
+            ("publish", self.publish_view),
+            ("unpublish", self.unpublish_view),
+            ("archive", self.archive_view),
+            ("restore", self.restore_view),
+            ("share", self.share_view),
+            ("compare", self.compare_view),
+        ]
+        urls = [
+            path(
+                f"<int:object_id>/{name}/",
+                wrap(view),
+                name=f"glossary_entry_{name.replace('-', '_')}",
+            )
+            for name, view in own
+        ]
+        urls.append(
+            path(
+                "<int:object_id>/rollback/<int:number>/",
+                wrap(self.rollback_view),
+                name="glossary_entry_rollback",
+            )
+        )
+        return urls + super().get_urls()  # type: ignore[misc]
+
+    # --- transition views -------------------------------------------------------------
+
+    def _entry(self, object_id: int) -> Entry:
+        return get_object_or_404(Entry.objects.select_related("live_version"), pk=object_id)
+
+    def _back(self, entry: Entry) -> HttpResponseRedirect:
+        return HttpResponseRedirect(reverse("admin:glossary_entry_change", args=[entry.pk]))
+
+    def _transition(
+        self, request: HttpRequest, object_id: int, func: Any, done: str, **kwargs: Any
+    ) -> HttpResponse:
+        entry = self._entry(object_id)
+        comment = request.POST.get("comment", "")
+        try:
+            func(entry, user=request.user, comment=comment, **kwargs)
+        except workflow.WorkflowError as exc:
+            messages.error(request, str(exc))
+            return self._back(entry)
+        messages.success(request, done.format(term=entry.term))
+        return self._back(entry)
+
+    @staticmethod
+    def _post_only(request: HttpRequest) -> None:
+        if request.method != "POST":
+            raise PermissionDenied("Workflow changes are made with the buttons on the entry page.")
+
+    def submit_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        self._post_only(request)
+        return self._transition(
+            request,
+            object_id,
+            workflow.submit_for_review,
+            "“{term}” is in review. An editor can now publish it or ask for changes.",
+        )
+
+    def request_changes_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        self._post_only(request)
+        return self._transition(
+            request,
+            object_id,
+            workflow.request_changes,
+            "Changes requested on “{term}”; the writer sees your comment on the entry.",
+        )
+
+    def unpublish_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        self._post_only(request)
+        return self._transition(
+            request,
+            object_id,
+            workflow.unpublish_entry,
+            "“{term}” is unpublished: readers no longer see it. Its versions are kept.",
+        )
+
+    def archive_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        self._post_only(request)
+        return self._transition(
+            request,
+            object_id,
+            workflow.archive_entry,
+            "“{term}” is archived and off the public site. Restore it to work on it again.",
+        )
+
+    def restore_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        self._post_only(request)
+        return self._transition(
+            request, object_id, workflow.restore_entry, "“{term}” is back as a draft."
+        )
+
+    def publish_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """Every check in plain words, then publish (or override a failing one with a reason)."""
+        require(request.user, Action.PUBLISH)
+        entry = self._entry(object_id)
+        typed = {
+            "override_reason": request.POST.get("override_reason", ""),
+            "correction_note": request.POST.get("correction_note", ""),
+            "comment": request.POST.get("comment", ""),
+            "material": request.method != "POST" or bool(request.POST.get("material")),
+        }
+        error = ""
+        if request.method == "POST":
+            expected = request.POST.get("expected_version", "")
+            try:
+                version = workflow.publish_entry(
+                    entry,
+                    user=request.user,
+                    override_reason=typed["override_reason"],
+                    correction_note=typed["correction_note"],
+                    material=typed["material"],
+                    comment=typed["comment"],
+                    expected_version=int(expected) if expected.isdigit() else None,
+                )
+            except workflow.GateFailed as exc:
+                error = (
+                    f"Not published: {len(exc.blocking)} blocking check(s) failed. Fix them, "
+                    "or write why publishing anyway is right."
+                )
+            except (workflow.WorkflowError, PermissionDenied) as exc:
+                error = str(exc)
+            else:
+                messages.success(
+                    request,
+                    format_html(
+                        'Published version {} of “{}”. Readers now see it at <a href="{}">{}</a>.',
+                        version.number,
+                        entry.term,
+                        reverse("glossary:entry", args=[version.slug]),
+                        reverse("glossary:entry", args=[version.slug]),
+                    ),
+                )
+                return self._back(entry)
+        entry.refresh_from_db()
+        results = run_gates(entry)
+        blocking = [r for r in results if r.blocking and not r.passed]
+        context = {
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            "opts": Entry._meta,
+            "original": entry,
+            "title": f"Publish “{entry.term}”",
+            "results": results,
+            "blocking": blocking,
+            "warnings": [r for r in results if not r.blocking and not r.passed],
+            "typed": typed,
+            "error": error,
+            "can_override": can(request.user, Action.OVERRIDE_GATES),
+            "in_review": entry.status in workflow.PUBLISH_FROM,
+            "self_approval_blocked": workflow.is_author_of_change(entry, request.user)
+            and not _allow_self_approval(),
+            "republish": entry.first_published_at is not None,
+            "latest_version": workflow.latest_version_number(entry),
+            "urls": self._entry_urls(entry),
+        }
+        return TemplateResponse(
+            request,
+            "admin/glossary/entry/publish.html",
+            context,
+            status=400 if error else 200,
+        )
+
+    def share_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        self._post_only(request)
+        require(request.user, Action.SHARE_PREVIEW)
+        entry = self._entry(object_id)
+        version = preview.version_for_sharing(entry, user=request.user)
+        link = request.build_absolute_uri(preview.share_url(version))
+        context = {
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            "opts": Entry._meta,
+            "original": entry,
+            "title": f"Share a preview of “{entry.term}”",
+            "version": version,
+            "link": link,
+            "expires": timezone.now() + preview.share_max_age(),
+            "urls": self._entry_urls(entry),
+        }
+        return TemplateResponse(request, "admin/glossary/entry/share.html", context)
+
+    # --- history, compare, rollback ---------------------------------------------------
+
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """Every version and every workflow event of the entry, newest first."""
+        require(request.user, Action.VIEW)
+        entry = self._entry(int(object_id))
+        version_rows: QuerySet[EntryVersion] = (
+            entry.versions.select_related("created_by", "published_by")
+            .only(
+                "number",
+                "created_at",
+                "created_by__username",
+                "created_by__first_name",
+                "created_by__last_name",
+                "published_at",
+                "published_by__username",
+                "comment",
+                "correction_note",
+                "entry_id",
+            )
+            .order_by("-number")
+        )
+        events = WorkflowEvent.objects.filter(entry=entry).select_related("actor", "version")
+        context = {
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            "opts": Entry._meta,
+            "original": entry,
+            "title": f"History of “{entry.term}”",
+            "versions": list(version_rows),
+            "events": list(events),
+            "can_rollback": can(request.user, Action.ROLLBACK)
+            and entry.status in workflow.ROLLBACK_FROM,
+            "urls": self._entry_urls(entry),
+            **(extra_context or {}),
+        }
+        return TemplateResponse(request, "admin/glossary/entry/history.html", context)
+
+    def _side(self, entry: Entry, which: str) -> tuple[str, dict[str, Any]]:
+        """A version by number, or "live" / "working", as (label, snapshot data)."""
+        if which == "working":
+            return "Working copy (as saved now)", publishing.snapshot(entry)
+        if which == "live":
+            if entry.live_version is None:
+                raise Http404("This entry has no live version to compare with.")
+            return f"Live version {entry.live_version.number}", entry.live_version.data
+        if not which.isdigit():
+            raise Http404("Choose two versions to compare.")
+        version = get_object_or_404(EntryVersion, entry=entry, number=int(which))
+        published = (
+            f", published {date_format(timezone.localtime(version.published_at), 'DATE_FORMAT')}"
+            if version.published_at
+            else ""
+        )
+        return f"Version {version.number}{published}", version.data
+
+    def compare_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        require(request.user, Action.VIEW)
+        entry = self._entry(object_id)
+        latest = workflow.latest_version_number(entry)
+        default_a = "live" if entry.live_version else str(max(latest - 1, 1))
+        a = request.GET.get("a", default_a)
+        b = request.GET.get("b", "working")
+        a_label, a_data = self._side(entry, a)
+        b_label, b_data = self._side(entry, b)
+        sections = versions.compare(a_data, b_data)
+        context = {
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            "opts": Entry._meta,
+            "original": entry,
+            "title": f"Compare versions of “{entry.term}”",
+            "a_label": a_label,
+            "b_label": b_label,
+            "sections": sections,
+            "identical": not any(s.changed for s in sections),
+            "urls": self._entry_urls(entry),
+        }
+        return TemplateResponse(request, "admin/glossary/entry/compare.html", context)
+
+    def rollback_view(self, request: HttpRequest, object_id: int, number: int) -> HttpResponse:
+        """GET: what rolling back would change. POST: do it (a new draft version)."""
+        require(request.user, Action.ROLLBACK)
+        entry = self._entry(object_id)
+        version = get_object_or_404(EntryVersion, entry=entry, number=number)
+        if request.method == "POST":
+            try:
+                with transaction.atomic():
+                    new = workflow.rollback_to(
+                        entry, version, user=request.user, comment=request.POST.get("comment", "")
+                    )
+            except workflow.WorkflowError as exc:
+                messages.error(request, str(exc))
+                return self._back(entry)
+            live = entry.live_version
+            tail = f" Readers still see version {live.number}." if live else ""
+            messages.success(
+                request,
+                f"Rolled back: version {new.number} is a copy of version {version.number} "
+                f"and is now the draft.{tail}",
+            )
+            for warning in getattr(new, "rollback_warnings", []):
+                messages.warning(request, warning)
+            return self._back(entry)
+        sections = versions.compare(publishing.snapshot(entry), version.data)
+        context = {
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            "opts": Entry._meta,
+            "original": entry,
+            "title": f"Roll “{entry.term}” back to version {version.number}?",
+            "version": version,
+            "a_label": "Working copy now",
+            "b_label": f"Version {version.number}",
+            "sections": sections,
+            "identical": not any(s.changed for s in sections),
+            "urls": self._entry_urls(entry),
+        }
+        return TemplateResponse(request, "admin/glossary/entry/rollback.html", context)
+
+    # --- bulk actions ----------------------------------------------------------------
+
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[Entry], func: Any, verb: str) -> None:
+        done: list[str] = []
+        refused: list[str] = []
+        for entry in queryset:
+            try:
+                func(entry, user=request.user)
+            except workflow.GateFailed as exc:
+                refused.append(f"“{entry.term}” ({len(exc.blocking)} blocking check(s) failed)")
+            except (workflow.WorkflowError, PermissionDenied) as exc:
+                refused.append(f"“{entry.term}” ({exc})")
+            else:
+                done.append(entry.term)
+        if done:
+            messages.success(request, f"{verb} {len(done)} entr{'y' if len(done) == 1 else 'ies'}.")
+        if refused:
+            messages.warning(
+                request,
+                f"Not {verb.lower()}: " + "; ".join(refused) + ". Open each entry to see why.",
+            )
+
+
+def _allow_self_approval() -> bool:
+    from django.conf import settings
+
+    return bool(settings.WORKFLOW_ALLOW_SELF_APPROVAL)
