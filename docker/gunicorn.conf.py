@@ -1,0 +1,30 @@
+"""gunicorn settings for the web service, read from the environment.
+
+Logs go through editorial.logging, so gunicorn's own messages are JSON lines
+like the app's. Access lines come from the app (RequestIdMiddleware), with the
+request id, so gunicorn's access log stays off.
+"""
+
+import os
+
+from editorial.logging import logging_config
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")  # noqa: S104 - inside the container
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+graceful_timeout = 20
+keepalive = 5
+# Recycle workers now and then so a slow leak never takes the site down.
+max_requests = 2000
+max_requests_jitter = 200
+# The proxy in front terminates TLS; Django reads X-Forwarded-Proto itself
+# (SECURE_PROXY_SSL_HEADER), gunicorn needs only to pass it through.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "*")
+accesslog = None
+logconfig_dict = logging_config(
+    os.environ.get("LOG_LEVEL", "INFO"),
+    json_logs=os.environ.get("LOG_FORMAT", "json") == "json",
+)
+# Heartbeat files in memory, not on the container's overlay filesystem.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # noqa: S108
