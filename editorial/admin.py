@@ -17,6 +17,8 @@ from django.utils.html import format_html
 
 from editorial import workflow
 from editorial.admin_forms import CitationForm, PreloadingInlineFormSet
+from editorial.admin_linkcheck import SourceLinkHealthMixin
+from editorial.gates import gate_panel
 from editorial.permissions import Action, can
 from editorial.workflow_admin import WorkflowEntryAdminMixin
 from glossary.models import (
@@ -170,13 +172,21 @@ class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
     list_filter = ["status", "tags", ShowFilter, StaleSourcesFilter]
     search_fields = ["term", "slug", "aliases", "summary"]
     prepopulated_fields = {"slug": ["term"]}
-    readonly_fields = ["status", "public_page", "last_published_at", "significant_change_at"]
+    readonly_fields = [
+        "status",
+        "public_page",
+        "last_published_at",
+        "significant_change_at",
+        "publish_checks",
+    ]
     fieldsets = [
         (None, {"fields": ["term", "slug", "aliases", "summary", "body", "tags"]}),
         (
             "Publishing",
             {"fields": ["status", "public_page", "last_published_at", "significant_change_at"]},
         ),
+        # editorial.gates: what would block publishing the saved working copy, and the fixes.
+        ("Publish checks", {"fields": ["publish_checks"]}),
     ]
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
     actions = ["publish_selected", "unpublish_selected", "archive_selected"]
@@ -202,6 +212,10 @@ class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
         if not obj.is_live:
             return "Not published: readers cannot see this entry."
         return obj.get_absolute_url()
+
+    @admin.display(description="checks")
+    def publish_checks(self, obj: Entry | None) -> str:
+        return gate_panel(obj)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
         return super().get_queryset(request).prefetch_related("tagged_items__tag")
@@ -311,7 +325,7 @@ class OrganisationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Source)
-class SourceAdmin(admin.ModelAdmin):
+class SourceAdmin(SourceLinkHealthMixin, admin.ModelAdmin):
     list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
     list_filter = ["health", "kind", "citation_status"]
     search_fields = ["title", "publisher", "url"]
