@@ -1,0 +1,124 @@
+"""The Source admin shows link health and offers "check now" and "mark confirmed today"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from editorial.celery import app
+from editorial.permissions import Role, sync_roles
+from glossary.models import Citation, LinkCheck, Source
+from tests.linkcheck.server import LocalSite
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
+
+
+@pytest.fixture(autouse=True)
+def eager() -> Iterator[None]:
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+def _staff(role: Role) -> Client:
+    sync_roles()
+    user = User.objects.create_user(role.value, password="pw-123456-x", is_staff=True)
+    user.groups.add(Group.objects.get(name=role.value))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def fact_checker() -> Client:
+    return _staff(Role.FACT_CHECKER)
+
+
+@pytest.fixture
+def writer() -> Client:
+    return _staff(Role.WRITER)
+
+
+def test_the_source_page_shows_state_history_and_citing_entries(
+    fact_checker: Client, make_source, make_entry
+) -> None:
+    source = make_source(health=Source.Health.FAILING, failure_streak=1)
+    entry = make_entry("Interconnect")
+    Citation.objects.create(entry=entry, source=source)
+    LinkCheck.objects.create(
+        source=source, url=source.url, outcome="broken", status_code=404, error="gone"
+    )
+    response = fact_checker.get(reverse("admin:glossary_source_change", args=[source.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Failing" in html
+    assert "<td>broken</td><td>404</td>" in html
+    assert "Interconnect" in html
+    assert reverse("admin:glossary_entry_change", args=[entry.pk]) in html
+
+
+def test_sources_can_be_filtered_by_health_and_by_changed_text(
+    fact_checker: Client, make_source
+) -> None:
+    make_source(title="Healthy one", health=Source.Health.OK)
+    make_source(title="Broken one", health=Source.Health.BROKEN)
+    make_source(title="Changed one", last_fingerprint="b" * 64, confirmed_fingerprint="a" * 64)
+    url = reverse("admin:glossary_source_changelist")
+    broken = fact_checker.get(url, {"health__exact": "broken"}).content.decode()
+    assert "Broken one" in broken and "Healthy one" not in broken
+    changed = fact_checker.get(url, {"changed": "yes"}).content.decode()
+    assert "Changed one" in changed and "Broken one" not in changed
+
+
+def test_check_now_queues_a_check_and_records_it(
+    fact_checker: Client, server: LocalSite, make_source, django_capture_on_commit_callbacks
+) -> None:
+    source = make_source(url=server.url("/status/404"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = fact_checker.post(
+            reverse("admin:glossary_source_changelist"),
+            {"action": "check_now", "_selected_action": [source.pk]},
+            follow=True,
+        )
+    assert "Queued a link check for 1 source(s)" in response.content.decode()
+    source.refresh_from_db()
+    assert source.health == Source.Health.FAILING
+    assert source.checks.get().outcome == "broken"
+
+
+def test_mark_confirmed_today_records_the_fingerprint_and_the_citations_date(
+    fact_checker: Client, make_source, make_entry
+) -> None:
+    source = make_source(last_fingerprint="b" * 64, confirmed_fingerprint="a" * 64)
+    citation = Citation.objects.create(entry=make_entry(), source=source)
+    response = fact_checker.post(
+        reverse("admin:glossary_source_changelist"),
+        {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
+        follow=True,
+    )
+    assert "Confirmed 1 source(s) today" in response.content.decode()
+    source.refresh_from_db()
+    citation.refresh_from_db()
+    assert source.confirmed_fingerprint == "b" * 64
+    assert not source.changed_since_confirmed
+    assert citation.checked_on == timezone.localdate()
+    assert citation.checked_by.username == "fact-checker"
+
+
+def test_only_fact_checkers_can_mark_a_source_confirmed(writer: Client, make_source) -> None:
+    source = make_source(last_fingerprint="b" * 64)
+    response = writer.get(reverse("admin:glossary_source_changelist"))
+    if response.status_code == 200:
+        assert "mark_confirmed_today" not in response.content.decode()
+    writer.post(
+        reverse("admin:glossary_source_changelist"),
+        {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
+    )
+    source.refresh_from_db()
+    assert source.confirmed_at is None
