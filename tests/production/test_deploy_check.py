@@ -1,0 +1,159 @@
+"""`manage.py check --deploy` is clean with the production environment from .env.example.
+
+Each case runs in a subprocess: production settings are chosen at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from tests.production.deployfiles import ROOT, load_compose, read_dotenv, service_environment
+
+
+def production_env(**overrides: str) -> dict[str, str]:
+    """The web container's environment, with the blanks an operator fills in filled."""
+    dotenv = read_dotenv()
+    dotenv.update(SECRET_KEY=secrets.token_urlsafe(50), POSTGRES_PASSWORD="pw-" + "x" * 20)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "DATABASE_", "REDIS_", "CELERY_", "LINKCHECK_"))
+        and key not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "SITE_URL", "TEST_REDIS_URL"}
+    }
+    env.update(service_environment(load_compose()["services"]["web"], dotenv))
+    env.update(overrides)
+    return env
+
+
+CHECK = [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"]
+
+
+def _bare() -> dict[str, str]:
+    env = production_env(REDIS_URL="", DATABASE_URL="sqlite:////tmp/glossary.sqlite3")
+    del env["ALLOWED_HOSTS"]
+    return env
+
+
+# Every scenario starts Django in its own process; they run side by side to keep
+# the suite fast.
+SCENARIOS: dict[str, Callable[[], dict[str, str]]] = {
+    "production": production_env,
+    "blank secret key": lambda: production_env(SECRET_KEY=""),
+    # No Redis, SQLite and the development hosts: the services production needs.
+    "bare": _bare,
+    # Weakened security settings.
+    "weakened": lambda: production_env(
+        SECRET_KEY="x" * 60,
+        SECURE_SSL_REDIRECT="false",
+        SECURE_HSTS_SECONDS="0",
+        LINKCHECK_ALLOW_PRIVATE="127.0.0.1",
+    ),
+    "silenced": lambda: production_env(
+        LINKCHECK_ALLOW_PRIVATE="127.0.0.1", SILENCED_SYSTEM_CHECKS="glossary.W002"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def checks() -> dict[str, subprocess.CompletedProcess[str]]:
+    running = {
+        name: subprocess.Popen(
+            CHECK,
+            cwd=ROOT,
+            env=make_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, make_env in SCENARIOS.items()
+    }
+    results = {}
+    for name, process in running.items():
+        stdout, stderr = process.communicate(timeout=180)
+        results[name] = subprocess.CompletedProcess(CHECK, process.returncode, stdout, stderr)
+    return results
+
+
+def settings_value(env: dict[str, str], expression: str) -> str:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import django; django.setup(); from django.conf import settings; print({expression})",
+        ],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "editorial.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_check_deploy_is_clean_with_the_production_environment(checks: dict) -> None:
+    result = checks["production"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+def test_production_is_https_only_caches_in_redis_and_hashes_static_files() -> None:
+    values = settings_value(
+        production_env(),
+        "settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE, "
+        "settings.CSRF_COOKIE_SECURE, settings.SECURE_HSTS_SECONDS, "
+        "settings.SECURE_PROXY_SSL_HEADER, settings.CSRF_TRUSTED_ORIGINS, "
+        "settings.CACHES['default']['BACKEND'], settings.CACHES['default']['LOCATION'], "
+        "settings.STORAGES['staticfiles']['BACKEND'], settings.CELERY_TASK_ALWAYS_EAGER",
+    )
+    assert values.split(" ") == [
+        "True",
+        "True",
+        "True",
+        "31536000",
+        "('HTTP_X_FORWARDED_PROTO',",
+        "'https')",
+        "['https://glossary.example.com']",
+        "editorial.cache.ResilientRedisCache",
+        "redis://redis:6379/0",
+        "whitenoise.storage.CompressedManifestStaticFilesStorage",
+        "False",
+    ]
+
+
+def test_a_blank_secret_key_stops_the_deployment(checks: dict) -> None:
+    result = checks["blank secret key"]
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("scenario", "problem"),
+    [
+        ("weakened", "security.W009"),
+        ("weakened", "security.W008"),
+        ("weakened", "security.W004"),
+        ("weakened", "glossary.W002"),
+        ("bare", "glossary.E001"),
+        ("bare", "glossary.E002"),
+        ("bare", "glossary.E004"),
+    ],
+)
+def test_an_unsafe_production_setting_fails_the_deploy_check(
+    checks: dict, scenario: str, problem: str
+) -> None:
+    result = checks[scenario]
+    assert result.returncode != 0
+    assert problem in result.stderr
+
+
+def test_a_named_exception_can_be_silenced_deliberately(checks: dict) -> None:
+    result = checks["silenced"]
+    assert result.returncode == 0, result.stderr
+    assert "(1 silenced)" in result.stdout
