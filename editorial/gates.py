@@ -610,10 +610,25 @@ def gate_panel(entry: Entry | None, *, now: datetime.datetime | None = None) -> 
     """
     if entry is None or entry.pk is None:
         return render_to_string("editorial/gates_panel.html", {"unsaved": True})
+    from editorial.models import ScheduledAction
+    from editorial.scheduling import format_newsroom
+
     results = run_gates(entry, now=now)
+    # The entry's waiting schedule, or its last scheduled action if that failed:
+    # the editor who scheduled it learns here (and on the dashboard) why it did not run.
+    schedule = (
+        ScheduledAction.objects.filter(entry=entry)
+        .exclude(state=ScheduledAction.State.CANCELLED)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if schedule is not None and schedule.state == ScheduledAction.State.DONE:
+        schedule = None
     return render_to_string(
         "editorial/gates_panel.html",
         {
+            "schedule": schedule,
+            "schedule_when": format_newsroom(schedule.due_at) if schedule else "",
             "blocking": blocking_failures(results),
             "warnings": warnings(results),
             "passed": [r for r in results if r.passed],

@@ -133,3 +133,23 @@ def test_editors_cancel_with_the_admin_action_and_a_finished_row_is_read_only(
     change = client.get(f"/admin/editorial/scheduledaction/{row.pk}/change/")
     assert change.status_code == 200
     assert 'name="due_date"' not in change.content.decode()
+
+
+def test_the_entry_page_tells_the_editor_about_the_schedule_and_its_failure(
+    client: Client, editor: User, ready_entry: Callable[..., Entry]
+) -> None:
+    from glossary.models import Citation
+
+    entry = ready_entry()
+    row = scheduling.schedule(entry, action="publish", due_at=DUE_UTC, user=editor)
+    client.force_login(editor)
+    change = f"/admin/glossary/entry/{entry.pk}/change/"
+    assert "publish at Dec 1, 2026, 09:00 EST, if these checks pass then" in (
+        client.get(change).content.decode()
+    )
+    Citation.objects.filter(entry=entry).update(checked_on=None)
+    scheduling.run_due(now=DUE_UTC)
+    body = client.get(change).content.decode()
+    assert "The scheduled publish at Dec 1, 2026, 09:00 EST did not happen." in body
+    assert "has never been checked" in body
+    assert f"/admin/editorial/scheduledaction/{row.pk}/change/" in body
