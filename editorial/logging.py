@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.core.signals import request_finished
 from django.http import HttpRequest, HttpResponse
 
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -116,29 +117,35 @@ class RequestIdMiddleware:
         incoming = request.META.get("HTTP_X_REQUEST_ID", "")
         request_id = incoming if _SAFE_ID.match(incoming) else new_request_id()
         request.request_id = request_id  # type: ignore[attr-defined]
-        token = request_id_var.set(request_id)
+        # Left set after this returns: Django logs 4xx/5xx responses after the
+        # middleware chain; `request_finished` clears it (see _forget_request_id).
+        request_id_var.set(request_id)
         started = time.perf_counter()
-        try:
-            response = self.get_response(request)
-            response[REQUEST_ID_HEADER] = request_id
-            # Health probes every few seconds would drown the log; they log at DEBUG.
-            level = logging.DEBUG if request.path in ("/healthz", "/readyz") else logging.INFO
-            access_logger.log(
-                level,
-                "%s %s %s",
-                request.method,
-                request.path,
-                response.status_code,
-                extra={
-                    "method": request.method,
-                    "path": request.path,
-                    "status": response.status_code,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 1),
-                },
-            )
-            return response
-        finally:
-            request_id_var.reset(token)
+        response = self.get_response(request)
+        response[REQUEST_ID_HEADER] = request_id
+        # Health probes every few seconds would drown the log; they log at DEBUG.
+        level = logging.DEBUG if request.path in ("/healthz", "/readyz") else logging.INFO
+        access_logger.log(
+            level,
+            "%s %s %s",
+            request.method,
+            request.path,
+            response.status_code,
+            extra={
+                "method": request.method,
+                "path": request.path,
+                "status": response.status_code,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            },
+        )
+        return response
+
+
+def _forget_request_id(**_: Any) -> None:
+    request_id_var.set(None)
+
+
+request_finished.connect(_forget_request_id, dispatch_uid="gd-forget-request-id")
 
 
 def attach_request_id(headers: dict[str, Any] | None = None, **_: Any) -> None:
