@@ -25,6 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.utils.cache import patch_cache_control
@@ -135,12 +136,33 @@ def public_page(view: View) -> View:
     return wrapper
 
 
+def _invalidate_now_and_after_commit() -> None:
+    # Now, so the rest of this transaction (and tests, whose transactions never
+    # commit) see fresh pages; after commit, so a request that cached the old page
+    # while the transaction was open cannot leave it in place.
+    invalidate()
+    transaction.on_commit(invalidate)
+
+
+def _entry_saved(update_fields: frozenset[str] | None = None, **_: Any) -> None:
+    # Editors save the working copy all day; only a change of live version is public.
+    if update_fields and "live_version" in update_fields:
+        _invalidate_now_and_after_commit()
+
+
+def _changed(**_: Any) -> None:
+    _invalidate_now_and_after_commit()
+
+
 def connect_signals() -> None:
     """Drop the page cache when published content or the reference data it shows changes."""
     from glossary import models
     from glossary.publishing import live_content_changed
 
     live_content_changed.connect(invalidate, dispatch_uid="glossary.cache.invalidate")
+    post_save.connect(_entry_saved, sender=models.Entry, dispatch_uid="glossary.cache.entry")
+    post_delete.connect(_changed, sender=models.Entry, dispatch_uid="glossary.cache.entry.del")
+    post_save.connect(_changed, sender=models.EntryVersion, dispatch_uid="glossary.cache.version")
     for model in (
         models.Show,
         models.Episode,
@@ -150,5 +172,5 @@ def connect_signals() -> None:
         models.Organisation,
     ):
         uid = f"glossary.cache.invalidate.{model.__name__}"
-        post_save.connect(invalidate, sender=model, dispatch_uid=uid + ".save")
-        post_delete.connect(invalidate, sender=model, dispatch_uid=uid + ".delete")
+        post_save.connect(_changed, sender=model, dispatch_uid=uid + ".save")
+        post_delete.connect(_changed, sender=model, dispatch_uid=uid + ".delete")

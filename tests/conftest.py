@@ -15,6 +15,14 @@ from glossary.models import Entry, Episode, Person, Show, Source
 TODAY = datetime.date(2026, 11, 30)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """The cache outlives each test's database; a page cached by one test must not serve the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def demo(db: Any) -> dict[str, int]:
     from glossary.demo import load_demo

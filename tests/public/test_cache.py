@@ -1,0 +1,145 @@
+"""Conditional GET and the page cache: fast repeats, and never stale after a publish."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from glossary import publishing
+from glossary.cache import GENERATION_KEY
+from glossary.models import Entry, Episode
+
+
+@pytest.fixture
+def widget(make_entry):
+    entry = make_entry("Widget", slug="widget", body="First body.")
+    publishing.publish(entry)
+    return entry
+
+
+def test_a_public_page_carries_validators_and_cache_control(client, widget):
+    response = client.get("/glossary/widget/")
+    assert response["ETag"].startswith('"')
+    assert response["Last-Modified"].endswith("GMT")
+    assert "public" in response["Cache-Control"]
+    assert "must-revalidate" in response["Cache-Control"]
+
+
+def test_a_repeat_request_with_the_etag_answers_304(client, widget):
+    first = client.get("/glossary/widget/")
+    again = client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    assert again.content == b""
+    assert again["ETag"] == first["ETag"]
+
+
+def test_a_repeat_request_with_the_date_answers_304(client, widget):
+    first = client.get("/glossary/widget/")
+    again = client.get("/glossary/widget/", HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert again.status_code == 304
+
+
+def test_a_different_etag_gets_the_full_page(client, widget):
+    response = client.get("/glossary/widget/", HTTP_IF_NONE_MATCH='"something-else"')
+    assert response.status_code == 200
+
+
+def test_publishing_changes_the_etag_so_the_old_one_gets_the_new_page(client, widget):
+    old = client.get("/glossary/widget/")["ETag"]
+    widget.body = "Second body."
+    widget.save()
+    publishing.publish(widget)
+    response = client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=old)
+    assert response.status_code == 200
+    assert "Second body." in response.content.decode()
+
+
+def test_a_cached_page_is_served_without_queries(client, widget):
+    client.get("/glossary/widget/")
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/glossary/widget/")
+    assert response.status_code == 200
+    assert "First body." in response.content.decode()
+    assert len(queries) == 0
+
+
+def test_the_page_cache_can_be_turned_off(client, widget, settings):
+    settings.PUBLIC_PAGE_CACHE = False
+    client.get("/glossary/widget/")
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/glossary/widget/")
+    assert len(queries) > 0
+
+
+def test_publishing_drops_cached_pages_at_once(client, widget):
+    assert "First body." in client.get("/glossary/widget/").content.decode()
+    assert "Widget" in client.get("/").content.decode()
+    widget.body = "Second body."
+    widget.save()
+    publishing.publish(widget)
+    assert "Second body." in client.get("/glossary/widget/").content.decode()
+
+
+def test_unpublishing_drops_cached_pages_at_once(client, widget):
+    assert client.get("/glossary/widget/").status_code == 200
+    assert 'href="/glossary/widget/"' in client.get("/").content.decode()
+    publishing.unpublish(widget)
+    assert client.get("/glossary/widget/").status_code == 404
+    assert 'href="/glossary/widget/"' not in client.get("/").content.decode()
+
+
+def test_the_live_content_changed_signal_drops_the_cache(client, widget):
+    from django.core.cache import cache
+
+    etag = client.get("/glossary/widget/")["ETag"]
+    before = cache.get(GENERATION_KEY)
+    publishing.live_content_changed.send(sender=Entry, entry_id=widget.pk)
+    assert cache.get(GENERATION_KEY) != before
+    assert client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=etag).status_code == 200
+
+
+def test_publishing_drops_the_cache_again_after_commit(widget, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        publishing.publish(Entry.objects.get(pk=widget.pk), material=False)
+    during = cache.get(GENERATION_KEY)
+    for callback in callbacks:
+        callback()
+    assert cache.get(GENERATION_KEY) != during
+
+
+def test_editing_reference_data_drops_the_episode_page(client, demo):
+    assert "Episode 28" in client.get("/episodes/demo-show/2/28/").content.decode()
+    episode = Episode.objects.get(number=28)
+    episode.title = "Chips all the way down"
+    episode.save()
+    assert "Chips all the way down" in client.get("/episodes/demo-show/2/28/").content.decode()
+
+
+def test_a_not_found_page_is_not_cached(client, make_entry):
+    entry = make_entry("Later", slug="later")
+    assert client.get("/glossary/later/").status_code == 404
+    publishing.publish(entry)
+    assert client.get("/glossary/later/").status_code == 200
+
+
+def test_the_admin_is_never_given_public_cache_headers(admin_client, widget):
+    response = admin_client.get("/admin/")
+    assert response.status_code == 200
+    assert "public" not in response.get("Cache-Control", "")
+    assert not response.has_header("ETag")
+
+
+def test_the_page_cache_works_on_real_redis_and_is_dropped_on_publish(client, widget, redis_cache):
+    assert "First body." in client.get("/glossary/widget/").content.decode()
+    keys = redis_cache._cache.get_client().keys("test-public:*public:page:*")
+    assert keys, "the page was not stored in Redis"
+    with CaptureQueriesContext(connection) as queries:
+        assert "First body." in client.get("/glossary/widget/").content.decode()
+    assert len(queries) == 0
+    widget.body = "Second body."
+    widget.save()
+    publishing.publish(widget)
+    assert "Second body." in client.get("/glossary/widget/").content.decode()
+    etag = client.get("/glossary/widget/")["ETag"]
+    assert client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=etag).status_code == 304

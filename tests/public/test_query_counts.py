@@ -1,0 +1,85 @@
+"""Every public page issues a fixed number of queries, whatever the size of what it shows."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from glossary.models import Episode
+
+# Queries per page, uncached. A change here is a change in how a page reads the database.
+EXPECTED = {
+    "entry": 3,
+    "home": 1,
+    "episode": 4,
+    "episodes": 1,
+    "person": 3,
+    "people": 1,
+    "organisation": 4,
+    "organisations": 1,
+    "tag": 2,
+    "tags": 1,
+    "search": 1,
+    "feed": 1,
+    "sitemap": 10,
+    "api-entries": 2,
+    "api-entry": 2,
+    "api-episode": 4,
+    "api-tag": 2,
+    "api-tags": 2,
+}
+
+
+def urls(entry) -> dict[str, str]:
+    version = entry.live_version
+    data = version.data
+    episode = Episode.objects.get(pk=data["quotes"][0]["episode"]["id"])
+    person = data["quotes"][0]["speaker"]["slug"]
+    org = data["quotes"][0]["affiliation"]["slug"]
+    tag = version.tags.first().slug
+    return {
+        "entry": f"/glossary/{version.slug}/",
+        "home": "/",
+        "episode": episode.get_absolute_url(),
+        "episodes": "/episodes/",
+        "person": f"/people/{person}/",
+        "people": "/people/",
+        "organisation": f"/organisations/{org}/",
+        "organisations": "/organisations/",
+        "tag": f"/tags/{tag}/",
+        "tags": "/tags/",
+        "search": "/search/?q=rich",
+        "feed": "/feed/",
+        "sitemap": "/sitemap.xml",
+        "api-entries": "/api/v1/entries/",
+        "api-entry": f"/api/v1/entries/{version.slug}/",
+        "api-episode": f"/api/v1/episodes/{episode.pk}/",
+        "api-tag": f"/api/v1/tags/{tag}/",
+        "api-tags": "/api/v1/tags/",
+    }
+
+
+def count(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(queries)
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["parts-apart", "parts-together"])
+def test_every_page_issues_the_same_queries_for_1_and_for_50_parts(
+    client, rich_entry, no_page_cache, shared
+):
+    small = urls(rich_entry(1, shared=shared))
+    small_counts = {name: count(client, url) for name, url in small.items()}
+    large = urls(rich_entry(50, shared=shared))
+    large_counts = {name: count(client, url) for name, url in large.items()}
+    assert large_counts == small_counts
+    assert small_counts == EXPECTED
+
+
+def test_the_large_entry_page_really_shows_all_fifty_parts(client, rich_entry, no_page_cache):
+    entry = rich_entry(50)
+    page = client.get(f"/glossary/{entry.slug}/").content.decode()
+    assert page.count('<figure class="quote">') == 50
+    assert page.count("checked <time") == 50
+    assert page.count('href="/glossary/target-') == 50
