@@ -241,7 +241,10 @@ class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
 
 @admin.register(EntryVersion)
 class EntryVersionAdmin(admin.ModelAdmin):
-    """Versions are history: read-only, never deleted; compare and roll back from the entry."""
+    """Versions are history: read-only; compare and roll back from the entry's history page.
+
+    Only admins (delete_entryversion) can delete them, which deleting an entry needs.
+    """
 
     list_display = [
         "entry",
@@ -273,9 +276,6 @@ class EntryVersionAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

@@ -109,8 +109,8 @@ def _fact_checker() -> list[str]:
 
 
 def _editor() -> list[str]:
+    # No delete: an entry's history goes with it, so editors archive and admins delete.
     perms = _writer()
-    perms += _crud("entry", "delete")
     perms += [
         "editorial.review_entry",
         "editorial.publish_entry",

@@ -22,7 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.cache import patch_cache_control
-from django.utils.text import slugify
+from django.utils.safestring import mark_safe
 
 from editorial.permissions import Action, require
 from glossary import publishing
@@ -62,16 +62,20 @@ def _render(
     expires: Any = None,
     status: int = 200,
 ) -> HttpResponse:
+    from glossary.views import _after_article  # the public page's own footer
+
     version.rendered_html = publishing.render_version(version)
-    # The public entry page's context, minus what only a live page has (canonical
-    # address, structured data, correction history).
+    entry = version.entry
+    # The public entry page's context (glossary/entry.html), minus what only a live
+    # page has: a canonical address, structured data and the correction history.
     context = {
-        "version": version,
-        "entry": version.entry,
-        "tags": [{"name": t, "slug": slugify(t)} for t in version.data.get("tags", [])],
         "page_title": version.term,
         "page_description": version.summary,
         "site_name": getattr(settings, "PUBLIC_SITE_NAME", "Glossary"),
+        "article_html": mark_safe(version.rendered_html),  # noqa: S308 - rendered and sanitised at publish time
+        "after_article": mark_safe(  # noqa: S308 - built with format_html by the public view
+            _after_article(entry.significant_change_at, [], version.data.get("tags", []))
+        ),
         "banner": banner,
         "expires": expires,
     }

@@ -104,11 +104,12 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
     ]
 
 
-_WORDS = re.compile(r"(\s+)")
+# Words with their trailing space, so a run of changed words is one highlight.
+_WORDS = re.compile(r"\S+\s*|\s+")
 
 
 def _word_diff(a: str, b: str) -> tuple[SafeString, SafeString]:
-    a_words, b_words = _WORDS.split(a), _WORDS.split(b)
+    a_words, b_words = _WORDS.findall(a), _WORDS.findall(b)
     left: list[str] = []
     right: list[str] = []
     matcher = difflib.SequenceMatcher(a=a_words, b=b_words, autojunk=False)

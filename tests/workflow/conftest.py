@@ -17,6 +17,12 @@ from glossary.models import Citation, Entry, Source
 NOW = datetime.datetime(2026, 11, 30, 15, 0, tzinfo=datetime.UTC)
 
 
+@pytest.fixture(autouse=True)
+def fast_passwords(settings: Any) -> None:
+    # Real hashing costs about a second per user here; these tests are not about it.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def roles(db: Any) -> None:
     # The data migration creates the groups, but transactional tests flush them.
