@@ -22,6 +22,9 @@ max_requests_jitter = 200
 # (SECURE_PROXY_SSL_HEADER), gunicorn needs only to pass it through.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "*")
 accesslog = None
+# gunicorn's control socket would live in $HOME, which the app user cannot write
+# and which several gunicorns on one machine would share; nothing here uses it.
+control_socket_disable = True
 logconfig_dict = logging_config(
     os.environ.get("LOG_LEVEL", "INFO"),
     json_logs=os.environ.get("LOG_FORMAT", "json") == "json",
