@@ -21,8 +21,7 @@ import random
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from typing import Any, Self
@@ -141,21 +140,23 @@ class _HostGate:
     def push_back(self, seconds: float) -> None:
         self._next_start = max(self._next_start, time.monotonic() + seconds)
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    async def acquire(self) -> None:
         if self._semaphore is not None:
             await self._semaphore.acquire()
-        try:
-            # Reserve a start time before sleeping so concurrent waiters queue up.
-            now = time.monotonic()
-            start = max(now, self._next_start)
-            self._next_start = start + self._spacing
-            if start > now:
+        # Reserve a start time before sleeping so concurrent waiters queue up.
+        now = time.monotonic()
+        start = max(now, self._next_start)
+        self._next_start = start + self._spacing
+        if start > now:
+            try:
                 await asyncio.sleep(start - now)
-            yield
-        finally:
-            if self._semaphore is not None:
-                self._semaphore.release()
+            except BaseException:
+                self.release()
+                raise
+
+    def release(self) -> None:
+        if self._semaphore is not None:
+            self._semaphore.release()
 
 
 class _Failure(Exception):  # internal control flow
@@ -320,92 +321,98 @@ class Checker:
         o = self.options
         method = "HEAD" if o.head_first else "GET"
         current = URL(url, encoded=False)
-        seen = {str(current)}
+        current_text = str(current)
+        seen = {current_text}
         while True:
-            attempt.final_url = str(current)
+            attempt.final_url = current_text
             guard.check_scheme(current.scheme)
-            if not current.host:
+            host = current.host
+            if not host:
                 raise _Failure(ErrorKind.INVALID_URL, f"invalid URL: no host in {current}")
-            guard.check_host_literal(current.host, o.allow)
-            async with self._request(method, current) as response:
-                status = response.status
-                attempt.status = status
-                if status in REDIRECTS and "Location" in response.headers:
-                    try:
-                        target = current.join(URL(response.headers["Location"]))
-                    except ValueError as exc:
-                        raise _Failure(ErrorKind.INVALID_URL, f"bad redirect: {exc}") from None
-                    attempt.redirects.append(
-                        {"url": str(current), "status": status, "location": str(target)}
+            guard.check_host_literal(host, o.allow)
+            status, headers, body, size, truncated = await self._fetch(method, current, host)
+            attempt.status = status
+            location = headers.get("Location")
+            if status in REDIRECTS and location is not None:
+                try:
+                    target = current.join(URL(location))
+                except ValueError as exc:
+                    raise _Failure(ErrorKind.INVALID_URL, f"bad redirect: {exc}") from None
+                target_text = str(target)
+                attempt.redirects.append(
+                    {"url": current_text, "status": status, "location": target_text}
+                )
+                if target_text in seen:
+                    raise _Failure(ErrorKind.REDIRECT_LOOP, f"redirect loop at {target}")
+                if len(attempt.redirects) > o.max_redirects:
+                    raise _Failure(
+                        ErrorKind.TOO_MANY_REDIRECTS, f"more than {o.max_redirects} redirects"
                     )
-                    if str(target) in seen:
-                        raise _Failure(ErrorKind.REDIRECT_LOOP, f"redirect loop at {target}")
-                    if len(attempt.redirects) > o.max_redirects:
-                        raise _Failure(
-                            ErrorKind.TOO_MANY_REDIRECTS,
-                            f"more than {o.max_redirects} redirects",
-                        )
-                    seen.add(str(target))
-                    current = target
-                    continue
-                if status in (429, 503):
-                    attempt.retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                    gate = self._gate(current.host)
-                    if attempt.retry_after is not None and gate is not None:
-                        # Later requests to this host, retries included, wait it out.
-                        gate.push_back(min(attempt.retry_after, o.retry_after_max))
-                attempt.challenge = response.headers.get("cf-mitigated", "").lower() == "challenge"
-                content_type = response.headers.get("Content-Type", "")
-                if method == "HEAD" and (
-                    status in HEAD_REFUSED
-                    or (o.want_fingerprint and 200 <= status < 300 and _is_text(content_type))
-                ):
-                    method = "GET"
-                    continue
-                if method == "GET" and 200 <= status < 300 and _is_text(content_type):
-                    return await self._read_fingerprint(response, content_type)
+                seen.add(target_text)
+                current, current_text = target, target_text
+                continue
+            if status == 429 or status == 503:
+                attempt.retry_after = parse_retry_after(headers.get("Retry-After"))
+                gate = self._gate(host)
+                if attempt.retry_after is not None and gate is not None:
+                    # Later requests to this host, retries included, wait it out.
+                    gate.push_back(min(attempt.retry_after, o.retry_after_max))
+            attempt.challenge = headers.get("cf-mitigated", "").lower() == "challenge"
+            content_type = headers.get("Content-Type", "")
+            if method == "HEAD" and (
+                status in HEAD_REFUSED
+                or (o.want_fingerprint and 200 <= status < 300 and _is_text(content_type))
+            ):
+                method = "GET"
+                continue
+            if body is None:
                 return "", 0, False
+            fp = fingerprint(body, content_type) if o.want_fingerprint else ""
+            return fp, size, truncated
 
-    @asynccontextmanager
-    async def _request(self, method: str, url: URL) -> AsyncIterator[aiohttp.ClientResponse]:
-        if self._session is None:
+    async def _fetch(
+        self, method: str, url: URL, host: str
+    ) -> tuple[int, Mapping[str, str], str | None, int, bool]:
+        """One request: status, headers and (for a textual 2xx GET) the capped body text."""
+        session = self._session
+        if session is None:
             raise RuntimeError("use Checker as an async context manager")
-        gate = self._gate(url.host or "")
+        gate = self._gate(host)
         async with self._global:
-            if gate is None:
-                async with self._session.request(method, url, allow_redirects=False) as resp:
-                    yield resp
-            else:
-                async with gate.slot():
-                    async with self._session.request(method, url, allow_redirects=False) as resp:
-                        yield resp
+            if gate is not None:
+                await gate.acquire()
+            try:
+                async with session.request(method, url, allow_redirects=False) as response:
+                    status = response.status
+                    headers = response.headers
+                    if method != "GET" or not 200 <= status < 300:
+                        return status, headers, None, 0, False
+                    if not _is_text(headers.get("Content-Type", "")):
+                        return status, headers, None, 0, False
+                    raw, truncated = await self._read_capped(response)
+                    charset = response.charset or "utf-8"
+            finally:
+                if gate is not None:
+                    gate.release()
+        try:
+            text = raw.decode(charset, errors="replace")
+        except LookupError:
+            text = raw.decode("utf-8", errors="replace")
+        return status, headers, text, len(raw), truncated
 
-    async def _read_fingerprint(
-        self, response: aiohttp.ClientResponse, content_type: str
-    ) -> tuple[str, int, bool]:
-        """Stream at most max_bytes of the body and fingerprint what was read."""
+    async def _read_capped(self, response: aiohttp.ClientResponse) -> tuple[bytes, bool]:
+        """Stream at most max_bytes of the body; never buffer more than that."""
         cap = self.options.max_bytes
         chunks: list[bytes] = []
         size = 0
-        truncated = False
         async for chunk in response.content.iter_chunked(_CHUNK):
             chunks.append(chunk)
             size += len(chunk)
             if size >= cap:
-                truncated = True
-                break
-        body = b"".join(chunks)[:cap]
-        if truncated:
-            # Drop the connection rather than drain an endless body.
-            response.close()
-        charset = response.charset or "utf-8"
-        try:
-            text = body.decode(charset, errors="replace")
-        except LookupError:
-            text = body.decode("utf-8", errors="replace")
-        if self.options.want_fingerprint:
-            return fingerprint(text, content_type), len(body), truncated
-        return "", len(body), truncated
+                # Drop the connection rather than drain an endless body.
+                response.close()
+                return b"".join(chunks)[:cap], True
+        return b"".join(chunks), False
 
 
 async def check_urls(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from html.parser import HTMLParser
+from html import unescape
 
 # Elements whose content is never main text.
 _SKIP_TAGS = frozenset(
@@ -52,15 +52,6 @@ _VOID_TAGS = frozenset(
         "wbr",
     }
 )
-_MAIN_TAGS = frozenset({"main", "article"})
-# Class/id tokens that mark ad slots and other rotating furniture.
-_AD_TOKEN = re.compile(
-    r"(^|[-_\s])(ad|ads|advert|advertisement|adslot|ad-slot|adsbygoogle|sponsor|sponsored|"
-    r"promo|banner|dfp|gpt|doubleclick|taboola|outbrain|cookie|newsletter|related|"
-    r"share|social|comments?|timestamp|clock|ticker)([-_\s\d]|$)",
-    re.I,
-)
-_AD_ATTRS = ("data-ad", "data-ad-slot", "data-ad-client", "data-google-query-id")
 _ROTATING = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"  # ISO datetimes
     r"|\b\d{1,2}:\d{2}(:\d{2})?\s*([ap]\.?m\.?)?\b",  # clock times
@@ -69,59 +60,50 @@ _ROTATING = re.compile(
 _SPACE = re.compile(r"\s+")
 
 
-class _TextExtractor(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.body_parts: list[str] = []
-        self.main_parts: list[str] = []
-        self._skip_stack: list[str] = []
-        self._main_depth = 0
-        self._title = False
+# Elements removed with their content in one pass; none of them nests in itself.
+_OPAQUE = re.compile(
+    r"<!--.*?-->|<(script|style|noscript|template|svg|iframe|object|canvas|title)\b.*?</\1\s*>",
+    re.I | re.S,
+)
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+_AD_ATTRIBUTE = re.compile(
+    r"""\b(?:class|id)\s*=\s*["']?[^"'>]*?(?:^|[-_\s"'])(?:ad|ads|advert|advertisement|adslot|"""
+    r"""adsbygoogle|sponsor|sponsored|promo|banner|dfp|gpt|doubleclick|taboola|outbrain|cookie|"""
+    r"""newsletter|related|share|social|comments?|timestamp|clock|ticker)(?:[-_\s\d"']|$)"""
+    r"""|\bdata-ad(?:-slot|-client)?\b|\bdata-google-query-id\b|\bhidden\b"""
+    r"""|\baria-hidden\s*=\s*["']?true|\brole\s*=\s*["']?(?:banner|navigation|complementary)""",
+    re.I,
+)
+_MAIN = re.compile(r"<(main|article)\b[^>]*>(.*)</\1\s*>", re.I | re.S)
+_ANY_TAG = re.compile(r"<[^>]*>")
 
-    def _is_ad(self, attrs: list[tuple[str, str | None]]) -> bool:
-        for name, value in attrs:
-            if name in _AD_ATTRS:
-                return True
-            if name in ("class", "id") and value and _AD_TOKEN.search(value):
-                return True
-            if name == "role" and value in ("banner", "navigation", "complementary"):
-                return True
-            if name == "hidden" or (name == "aria-hidden" and value == "true"):
-                return True
-        return False
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _VOID_TAGS:
-            return
-        if self._skip_stack:
-            self._skip_stack.append(tag)
-            return
-        if tag in _SKIP_TAGS or self._is_ad(attrs):
-            self._skip_stack.append(tag)
-            return
-        if tag in _MAIN_TAGS:
-            self._main_depth += 1
-        elif tag == "title":
-            self._title = True
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._skip_stack:
-            # Pop to the matching open tag; tolerate unclosed children.
-            if tag in self._skip_stack:
-                while self._skip_stack and self._skip_stack.pop() != tag:
-                    pass
-            return
-        if tag in _MAIN_TAGS and self._main_depth:
-            self._main_depth -= 1
-        elif tag == "title":
-            self._title = False
-
-    def handle_data(self, data: str) -> None:
-        if self._skip_stack or self._title:
-            return
-        self.body_parts.append(data)
-        if self._main_depth:
-            self.main_parts.append(data)
+def _drop_furniture(html: str) -> str:
+    """Remove skipped elements (nav, ads, ...) with everything inside them."""
+    kept: list[str] = []
+    position = 0
+    skipping: str | None = None
+    depth = 0
+    for match in _TAG.finditer(html):
+        closing, name, attrs = match.group(1), match.group(2).lower(), match.group(3)
+        if skipping is not None:
+            if name == skipping:
+                if closing:
+                    depth -= 1
+                    if depth == 0:
+                        skipping = None
+                        position = match.end()
+                elif not attrs.endswith("/"):
+                    depth += 1
+            continue
+        if closing or name in _VOID_TAGS or attrs.endswith("/"):
+            continue
+        if name in _SKIP_TAGS or (attrs and _AD_ATTRIBUTE.search(attrs)):
+            kept.append(html[position : match.start()])
+            skipping, depth = name, 1
+    if skipping is None:
+        kept.append(html[position:])
+    return "".join(kept)
 
 
 def normalise(text: str) -> str:
@@ -131,11 +113,11 @@ def normalise(text: str) -> str:
 
 def main_text(html: str) -> str:
     """The normalised main text of an HTML document."""
-    parser = _TextExtractor()
-    parser.feed(html)
-    parser.close()
-    parts = parser.main_parts or parser.body_parts
-    return normalise(" ".join(parts))
+    text = _drop_furniture(_OPAQUE.sub(" ", html))
+    main = _MAIN.search(text)
+    if main is not None:
+        text = main.group(2)
+    return normalise(unescape(_ANY_TAG.sub(" ", text)))
 
 
 def fingerprint_text(text: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
@@ -158,11 +158,31 @@ def record(
                 checks.append(link_check_row(result, source, now))
                 if transition.worth_telling:
                     told.append((source, transition))
-            Source.objects.bulk_update(to_save, STATE_FIELDS)
+            _save_state(to_save)
             LinkCheck.objects.bulk_create(checks)
     for source, transition in told:
         transaction.on_commit(lambda s=source, t=transition: tell_editors(s, t))
     return told
+
+
+def _save_state(sources: Sequence[Source]) -> None:
+    """UPDATE the state columns of `sources`, one executemany.
+
+    bulk_update builds a CASE expression per field and row in Python, which
+    cost more CPU than the HTTP checks themselves at a few thousand sources.
+    """
+    if not sources:
+        return
+    ops = connection.ops
+    fields = [Source._meta.get_field(name) for name in STATE_FIELDS]
+    assignments = ", ".join(f"{ops.quote_name(f.column)} = %s" for f in fields)
+    sql = f"UPDATE {ops.quote_name(Source._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608 - only our own column names
+    rows = [
+        [f.get_db_prep_save(getattr(source, f.attname), connection) for f in fields] + [source.pk]
+        for source in sources
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 def link_check_row(result: CheckResult, source: Source | None, now: datetime) -> LinkCheck:

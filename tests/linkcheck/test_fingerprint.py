@@ -59,3 +59,11 @@ def test_a_page_where_only_the_ad_changes_keeps_its_fingerprint(server: LocalSit
     second = check_one(server.url("/ad-rotating"))
     assert server.counters["/ad-rotating"] == 4  # HEAD+GET twice: each GET had another ad
     assert first.fingerprint == second.fingerprint != ""
+
+
+def test_an_ad_slot_is_dropped_with_everything_nested_inside_it() -> None:
+    html = (
+        '<main><div class="ad-wrapper"><div><div>Buy</div> now</div>still the ad</div>'
+        "<p>Kept text.</p></main>"
+    )
+    assert main_text(html) == "kept text."
