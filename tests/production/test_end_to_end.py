@@ -469,6 +469,11 @@ def requests_since(site: LocalSite, since: float) -> list[str]:
     ]
 
 
+def json_lines(log: str) -> list[dict[str, Any]]:
+    """The JSON objects in a process's output (Celery's start-up banner is plain text)."""
+    return [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+
+
 def readiness(web: Browser) -> tuple[int, dict[str, Any]]:
     response = web.get("/readyz")
     return response.status_code, response.json()
@@ -511,8 +516,19 @@ def test_the_production_shape_publishes_checks_links_and_rides_out_a_redis_resta
         assert good not in sources_with_health(web, "failing")
         status, ready = readiness(web)
         assert (status, ready["status"]) == (200, "ready")
-        worker_log = shape.supervisor.log("worker")
-        assert '"task_name": "editorial.tasks.check_sources"' in worker_log
+        # Web and worker log JSON lines: the web's carry the request id it sent back,
+        # the worker's the task id and name.
+        web_lines = json_lines(shape.supervisor.log("web"))
+        assert {
+            (line["path"], line["status"])
+            for line in web_lines
+            if line.get("request_id") == public.headers["X-Request-ID"]
+        } == {("/glossary/scale-out-fabric/", 200)}
+        worker_lines = json_lines(shape.supervisor.log("worker"))
+        assert any(
+            line.get("task_name") == "editorial.tasks.check_sources" and line.get("task_id")
+            for line in worker_lines
+        )
 
         # Redis goes away: readers still get pages, /readyz says what is wrong.
         shape.redis.stop()
