@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: help run test lint format migrate demo worker beat bench browser clean
+.PHONY: help run test lint format migrate demo worker beat bench browser clean e2e
 
 help:
 	@echo "make run     set up .venv, migrate SQLite, load the demo, serve on $(HOST):$(PORT)"
@@ -14,6 +14,7 @@ help:
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make worker  run a Celery worker (needs REDIS_URL)"
 	@echo "make beat    run Celery beat (needs REDIS_URL)"
+	@echo "make e2e     the production shape end to end (PostgreSQL, redis-server, gunicorn, Celery)"
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +53,10 @@ format: $(VENV)/.installed
 test: $(VENV)/.installed browser lint
 	$(PY) manage.py makemigrations --check --dry-run
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# Also part of `make test`; alone it needs PostgreSQL at 127.0.0.1:5432 and redis-server.
+e2e: $(VENV)/.installed
+	$(BIN)/pytest -m e2e $(PYTEST_ARGS)
 
 worker: $(VENV)/.installed
 	$(BIN)/celery -A editorial worker --loglevel=INFO
