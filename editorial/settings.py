@@ -229,6 +229,11 @@ PUBLIC_PAGE_CACHE = env_bool("PUBLIC_PAGE_CACHE", True)
 PUBLIC_CACHE_MAX_AGE = env_int("PUBLIC_CACHE_MAX_AGE", 0, minimum=0)
 PUBLIC_SITE_NAME = env_str("PUBLIC_SITE_NAME", "The Show Glossary")
 PUBLIC_API_PAGE_SIZE = env_int("PUBLIC_API_PAGE_SIZE", 20, minimum=1)
+# How long a process trusts its copy of the cache generation before asking Redis again:
+# other processes see a publish within this many seconds (the publishing one at once).
+PUBLIC_CACHE_SYNC_SECONDS = _env_float("PUBLIC_CACHE_SYNC_SECONDS", 1.0, minimum=0.0)
+# Pages each process keeps in its own memory in front of the shared cache.
+PUBLIC_CACHE_LOCAL_PAGES = env_int("PUBLIC_CACHE_LOCAL_PAGES", 256, minimum=0)
 # Benchmarks only (bench/web): adds /bench/trivial/, a view with no queries or template.
 BENCH_TRIVIAL_VIEW = env_bool("BENCH_TRIVIAL_VIEW", False)
 TEMPLATES[0]["OPTIONS"]["context_processors"].append("glossary.context_processors.site")

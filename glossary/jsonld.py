@@ -10,20 +10,33 @@ Only what the page shows is marked up.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 from typing import Any
 
 from django.conf import settings
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 # Inside <script> only "</script>" and "<!--" can end or confuse the element; escaping
 # <, > and & as JSON \u escapes keeps the JSON identical for a parser.
+# The page's dates are added per request right after this text (glossary.views.entry).
+WEB_PAGE_ANCHOR = '"@type":"WebPage"'
 _SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 
 
 def absolute(path: str) -> str:
     return f"{settings.SITE_URL}{path}"
+
+
+@functools.lru_cache(maxsize=8192)
+def _reverse(prefix: str, name: str, args: tuple[Any, ...]) -> str:
+    return reverse(name, args=args)
+
+
+def path_for(name: str, *args: Any) -> str:
+    """`reverse`, remembered: a page with fifty quotes asks for the same few paths often."""
+    return _reverse(get_script_prefix(), name, args)
 
 
 def script_tag(data: dict[str, Any]) -> SafeString:
@@ -35,9 +48,9 @@ def script_tag(data: dict[str, Any]) -> SafeString:
 def term_set() -> dict[str, Any]:
     return {
         "@type": "DefinedTermSet",
-        "@id": absolute(reverse("glossary:home")) + "#glossary",
+        "@id": absolute(path_for("glossary:home")) + "#glossary",
         "name": settings.PUBLIC_SITE_NAME,
-        "url": absolute(reverse("glossary:home")),
+        "url": absolute(path_for("glossary:home")),
     }
 
 
@@ -54,7 +67,7 @@ def _episode(ep: dict[str, Any]) -> dict[str, Any]:
     node: dict[str, Any] = {
         "@type": "PodcastEpisode",
         "@id": absolute(
-            reverse("glossary:episode", args=[ep["show"]["slug"], ep["season"], ep["number"]])
+            path_for("glossary:episode", ep["show"]["slug"], ep["season"], ep["number"])
         ),
         "name": ep["title"],
         "episodeNumber": ep["number"],
@@ -86,7 +99,7 @@ def _person(person: dict[str, Any], affiliation: dict[str, Any] | None) -> dict[
     node: dict[str, Any] = {
         "@type": "Person",
         "name": person["name"],
-        "url": absolute(reverse("glossary:person", args=[person["slug"]])),
+        "url": absolute(path_for("glossary:person", person["slug"])),
     }
     org = _organisation(affiliation)
     if org:
@@ -102,7 +115,7 @@ def entry_jsonld(
     live_see_also: set[int],
 ) -> dict[str, Any]:
     """The entry page's JSON-LD; `live_see_also` are the see-also targets readers can open."""
-    url = absolute(reverse("glossary:entry", args=[data["slug"]]))
+    url = absolute(path_for("glossary:entry", data["slug"]))
     term: dict[str, Any] = {
         "@type": "DefinedTerm",
         "@id": url + "#term",
@@ -147,7 +160,7 @@ def entry_jsonld(
             citations.append(node)
         page["citation"] = citations
     related = [
-        absolute(reverse("glossary:entry", args=[s["slug"]]))
+        absolute(path_for("glossary:entry", s["slug"]))
         for s in data["see_also"]
         if s["entry_id"] in live_see_also
     ]

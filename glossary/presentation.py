@@ -9,7 +9,9 @@ from typing import Any
 from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import slugify
 
+from glossary import jsonld
 from glossary.markdown import render_markdown
 from glossary.models import deep_link
 from glossary.timestamps import format_timestamp, iso_duration
@@ -113,6 +115,9 @@ class Article:
     quotes: list[QuoteView] = field(default_factory=list)
     any_edited: bool = False
     sources: list[SourceLine] = field(default_factory=list)
+    tags: list[tuple[str, str]] = field(default_factory=list)
+    # schema.org JSON-LD without the page's dates; glossary.views.entry adds them.
+    jsonld: SafeString = field(default_factory=lambda: mark_safe(""))  # noqa: S308 - empty
 
 
 def _disclosure_html(d: dict[str, Any]) -> SafeString:
@@ -166,6 +171,7 @@ def _see_also(data: dict[str, Any], live_ids: set[int]) -> SafeString:
 
 
 def article_context(data: dict[str, Any], live_ids: set[int]) -> dict[str, Any]:
+    """What _article.html needs to show `data`; `live_ids` are the entries see-also may link."""
     quotes = [
         QuoteView(
             text=q["text"],
@@ -208,5 +214,11 @@ def article_context(data: dict[str, Any], live_ids: set[int]) -> dict[str, Any]:
         quotes=quotes,
         any_edited=any(q.lightly_edited for q in quotes),
         sources=sources,
+        tags=[(name, slugify(name)) for name in data["tags"]],
+        jsonld=jsonld.script_tag(
+            jsonld.entry_jsonld(
+                data, date_published=None, date_modified=None, live_see_also=live_ids
+            )
+        ),
     )
     return {"article": article}

@@ -20,7 +20,10 @@ def _fresh_cache() -> None:
     """The cache outlives each test's database; a page cached by one test must not serve the next."""
     from django.core.cache import cache
 
+    from glossary.cache import invalidate
+
     cache.clear()
+    invalidate()  # also forgets the pages this process keeps in memory
 
 
 @pytest.fixture

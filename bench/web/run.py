@@ -1,0 +1,227 @@
+"""Public-site throughput: the entry page, the index and search against a trivial Django view.
+
+Serves the app with gunicorn in production shape (DEBUG off, a real SECRET_KEY,
+the Redis cache, a temporary SQLite database with the demo loaded) on
+127.0.0.1, and loads it with `wrk` over loopback. It runs two servers, one
+with the page cache off (every request renders: uncached) and one with it on
+(cached); each measures the trivial view (/bench/trivial/, routed only when
+BENCH_TRIVIAL_VIEW=true) in the same run, and every page's throughput is
+reported as a ratio to it. The machine is shared and its load drifts, so the
+trivial view is measured again just before the pages in each of several
+interleaved rounds, and medians are reported.
+
+    .venv/bin/python bench/web/run.py [--duration 5] [--rounds 3] [--connections 8] [--workers 2]
+
+Targets (issue 3): uncached entry >= 40% of trivial, cached entry >= 85%.
+Needs Redis on 127.0.0.1:6379 (BENCH_REDIS_URL to change) and wrk, which it
+installs from Debian with apt-get when missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import secrets
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+GUNICORN = str(Path(PY).with_name("gunicorn"))
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
+
+PAGES = {
+    "trivial": "/bench/trivial/",
+    "entry": "/glossary/interconnect/",
+    "index": "/",
+    "search": "/search/?q=network",
+}
+TARGETS = {("uncached", "entry"): 0.40, ("cached", "entry"): 0.85}
+
+
+def ensure_wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    print("Installing wrk from Debian (apt-get install -y wrk)", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True, env=env)
+    found = shutil.which("wrk")
+    if not found:
+        sys.exit("wrk is not installed and could not be installed; apt-get install wrk")
+    return found
+
+
+def check_redis() -> None:
+    match = re.match(r"redis://([^:/]+):(\d+)", REDIS_URL)
+    host, port = (match.group(1), int(match.group(2))) if match else ("127.0.0.1", 6379)
+    try:
+        with socket.create_connection((host, port), timeout=2) as sock:
+            sock.sendall(b"PING\r\n")
+            if not sock.recv(16).startswith(b"+PONG"):
+                raise OSError("no PONG")
+    except OSError as exc:
+        sys.exit(f"Redis is not reachable at {REDIS_URL} ({exc}); start it, e.g. .ci/run does.")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def app_env(db: Path, *, cached: bool) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "editorial.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": f"sqlite:///{db}",
+        "REDIS_URL": REDIS_URL,
+        "CELERY_TASK_ALWAYS_EAGER": "true",
+        "SECURE_SSL_REDIRECT": "false",
+        "LOG_LEVEL": "WARNING",
+        "STATIC_MANIFEST": "false",
+        "BENCH_TRIVIAL_VIEW": "true",
+        "PUBLIC_PAGE_CACHE": "true" if cached else "false",
+    }
+
+
+def prepare(db: Path) -> None:
+    env = app_env(db, cached=True)
+    for args in (["migrate", "--noinput", "-v0"], ["load_demo"]):
+        subprocess.run([PY, "manage.py", *args], cwd=ROOT, env=env, check=True)
+
+
+@contextmanager
+def server(db: Path, *, cached: bool, workers: int, log: Path):
+    port = free_port()
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [
+                GUNICORN, "editorial.wsgi:application",
+                "--bind", f"127.0.0.1:{port}",
+                "--workers", str(workers),
+                "--worker-class", "gthread", "--threads", "2",
+                "--keep-alive", "5",
+            ],
+            cwd=ROOT, env=app_env(db, cached=cached), stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(base + PAGES["trivial"], timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    sys.exit(f"gunicorn did not start; see {log}:\n{log.read_text()[-2000:]}")
+                time.sleep(0.2)
+        for path in PAGES.values():
+            with urllib.request.urlopen(base + path, timeout=5) as response:
+                assert response.status == 200, path
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
+
+
+def _ms(text: str) -> float:
+    match = re.match(r"([\d.]+)(us|ms|s)", text)
+    assert match, text
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def run_wrk(wrk: str, url: str, *, duration: int, connections: int) -> dict[str, float]:
+    out = subprocess.run(
+        [wrk, "-t1", f"-c{connections}", f"-d{duration}s", "--latency", url],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p50 = _ms(re.search(r"\s50%\s+(\S+)", out).group(1))
+    p99 = _ms(re.search(r"\s99%\s+(\S+)", out).group(1))
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        sys.exit(f"{url}: {errors.group(1)} error responses\n{out}")
+    return {"rps": rps, "p50": p50, "p99": p99}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=int, default=5, help="seconds per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians")
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    args, _ = parser.parse_known_args()
+
+    wrk = ensure_wrk()
+    check_redis()
+    # (mode, page) -> one measurement per round; the trivial view is measured right
+    # before the pages in every round, so a ratio compares runs seconds apart.
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
+        db = Path(tmp) / "bench.sqlite3"
+        prepare(db)
+        with (
+            server(db, cached=False, workers=args.workers, log=Path(tmp) / "uncached.log") as u,
+            server(db, cached=True, workers=args.workers, log=Path(tmp) / "cached.log") as c,
+        ):
+            for round_ in range(1, args.rounds + 1):
+                print(f"round {round_}/{args.rounds}", flush=True)
+                for mode, base in (("uncached", u), ("cached", c)):
+                    for name, path in PAGES.items():
+                        result = run_wrk(
+                            wrk, base + path, duration=args.duration, connections=args.connections
+                        )
+                        result["ratio"] = result["rps"] / (
+                            result["rps"]
+                            if name == "trivial"
+                            else runs[(mode, "trivial")][-1]["rps"]
+                        )
+                        runs.setdefault((mode, name), []).append(result)
+    print(
+        f"\ngunicorn gthread, {args.workers} workers x 2 threads, two servers (page cache off/on) "
+        f"side by side; wrk -t1 -c{args.connections} -d{args.duration}s x {args.rounds} rounds, "
+        "medians; SQLite + Redis; DEBUG off"
+    )
+    print(f"{'mode':<9} {'page':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'vs trivial':>11}")
+    failed = []
+    for (mode, name), results in runs.items():
+        r = {k: statistics.median(x[k] for x in results) for k in results[0]}
+        target = TARGETS.get((mode, name))
+        verdict = ""
+        if target is not None:
+            met = r["ratio"] >= target
+            verdict = f"  target {target:.0%}: {'met' if met else 'MISSED'}"
+            if not met:
+                failed.append(f"{mode} {name}")
+        print(
+            f"{mode:<9} {name:<8} {r['rps']:>9.0f} {r['p50']:>8.2f} {r['p99']:>8.2f} "
+            f"{r['ratio']:>10.0%}{verdict}"
+        )
+    if failed:
+        print(f"\nMissed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
