@@ -29,8 +29,9 @@ class EntryFeed(Feed):
     def subtitle(self) -> str:
         return "New and updated glossary entries."
 
+    # Absolute from SITE_URL, like canonical URLs, whatever host the request came to.
     def link(self) -> str:
-        return reverse("glossary:home")
+        return f"{settings.SITE_URL}{reverse('glossary:home')}"
 
     def feed_url(self) -> str:
         return f"{settings.SITE_URL}{reverse('glossary:feed')}"
@@ -52,7 +53,7 @@ class EntryFeed(Feed):
         return item.live_version.summary
 
     def item_link(self, item: Entry) -> str:
-        return reverse("glossary:entry", args=[item.live_version.slug])
+        return f"{settings.SITE_URL}{reverse('glossary:entry', args=[item.live_version.slug])}"
 
     def item_guid(self, item: Entry) -> str:
         # Stable across slug changes: the entry's id, not its address.

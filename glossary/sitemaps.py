@@ -13,8 +13,6 @@ from glossary.views import public_episodes, public_organisations, public_people,
 
 
 class _Base(Sitemap):
-    protocol = "https"
-
     def get_urls(self, page: int = 1, site: Any = None, protocol: str | None = None) -> Any:
         # Absolute URLs come from settings.SITE_URL, not the Sites framework.
         from urllib.parse import urlsplit

@@ -1,0 +1,72 @@
+"""The Atom feed, sitemap.xml and robots.txt date from the last significant change."""
+
+import xml.etree.ElementTree as ET
+
+import time_machine
+
+from glossary import publishing
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+def publish_then_fix_a_typo(make_entry):
+    entry = make_entry("Widget", slug="widget", summary="A widget.")
+    with time_machine.travel("2026-11-02 09:00Z", tick=False):
+        publishing.publish(entry)
+    with time_machine.travel("2026-11-20 09:00Z", tick=False):
+        publishing.publish(entry, material=False)
+    return entry
+
+
+def test_the_feed_is_atom_with_updated_from_the_significant_change(client, make_entry):
+    publish_then_fix_a_typo(make_entry)
+    response = client.get("/feed/")
+    assert response["Content-Type"].startswith("application/atom+xml")
+    feed = ET.fromstring(response.content)
+    (item,) = feed.findall(f"{ATOM}entry")
+    assert item.find(f"{ATOM}title").text == "Widget"
+    assert item.find(f"{ATOM}updated").text == "2026-11-02T09:00:00+00:00"
+    assert item.find(f"{ATOM}link").get("href") == "http://127.0.0.1:8000/glossary/widget/"
+    assert item.find(f"{ATOM}summary").text == "A widget."
+
+
+def test_the_feed_orders_by_significant_change_and_leaves_out_drafts(client, make_entry):
+    first, second = make_entry("First", slug="first"), make_entry("Second", slug="second")
+    make_entry("Draft", slug="draft")
+    with time_machine.travel("2026-11-01 09:00Z", tick=False):
+        publishing.publish(first)
+    with time_machine.travel("2026-11-05 09:00Z", tick=False):
+        publishing.publish(second)
+    feed = ET.fromstring(client.get("/feed/").content)
+    assert [e.find(f"{ATOM}title").text for e in feed.findall(f"{ATOM}entry")] == [
+        "Second",
+        "First",
+    ]
+
+
+def test_the_sitemap_gives_lastmod_from_the_significant_change(client, make_entry):
+    publish_then_fix_a_typo(make_entry)
+    sitemap = ET.fromstring(client.get("/sitemap.xml").content)
+    urls = {u.find(f"{SM}loc").text: u for u in sitemap.findall(f"{SM}url")}
+    entry = urls["http://127.0.0.1:8000/glossary/widget/"]
+    assert entry.find(f"{SM}lastmod").text.startswith("2026-11-02")
+    assert "http://127.0.0.1:8000/" in urls
+
+
+def test_the_sitemap_lists_public_reference_pages(client, demo):
+    locs = client.get("/sitemap.xml").content.decode()
+    for path in (
+        "/people/jeetu-patel/",
+        "/organisations/galileo/",
+        "/episodes/demo-show/2/28/",
+        "/tags/networking/",
+    ):
+        assert f"<loc>http://127.0.0.1:8000{path}</loc>" in locs
+
+
+def test_robots_allows_the_site_and_points_at_the_sitemap(client):
+    body = client.get("/robots.txt").content.decode()
+    assert "User-agent: *" in body
+    assert "Disallow: /admin/" in body
+    assert "Sitemap: http://127.0.0.1:8000/sitemap.xml" in body
