@@ -1,5 +1,7 @@
 """Conditional GET and the page cache: fast repeats, and never stale after a publish."""
 
+import time
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -143,3 +145,32 @@ def test_the_page_cache_works_on_real_redis_and_is_dropped_on_publish(client, wi
     assert "Second body." in client.get("/glossary/widget/").content.decode()
     etag = client.get("/glossary/widget/")["ETag"]
     assert client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+def _publish_elsewhere(entry, body: str) -> None:
+    """What another process's publish leaves behind: new rows and a new shared generation."""
+    from django.core.cache import cache
+
+    from glossary.models import EntryVersion
+
+    EntryVersion.objects.filter(pk=entry.live_version_id).update(rendered_html=body)
+    cache.set(GENERATION_KEY, f"{time.time_ns():x}", timeout=None)
+
+
+def test_with_no_sync_delay_a_publish_elsewhere_shows_at_once(client, widget, settings):
+    settings.PUBLIC_CACHE_SYNC_SECONDS = 0
+    assert "First body." in client.get("/glossary/widget/").content.decode()
+    widget.refresh_from_db()
+    _publish_elsewhere(widget, "<p>Published elsewhere.</p>")
+    assert "Published elsewhere." in client.get("/glossary/widget/").content.decode()
+
+
+def test_a_publish_elsewhere_shows_within_the_sync_delay(client, widget, settings):
+    settings.PUBLIC_CACHE_SYNC_SECONDS = 0.3
+    assert "First body." in client.get("/glossary/widget/").content.decode()
+    widget.refresh_from_db()
+    _publish_elsewhere(widget, "<p>Published elsewhere.</p>")
+    deadline = time.monotonic() + 5
+    while "Published elsewhere." not in client.get("/glossary/widget/").content.decode():
+        assert time.monotonic() < deadline, "the other process's publish never showed"
+    assert time.monotonic() < deadline
