@@ -9,15 +9,17 @@ holds, so a task delivered twice (acks_late) records a check once.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db import connection, models, transaction
+from django.db.models import Count, F, Field, Q, QuerySet
 from django.utils import timezone
 
 from editorial.linkcheck.fetch import CheckResult, FetchOptions, check_urls
@@ -159,14 +161,40 @@ def record(
                 if transition.worth_telling:
                     told.append((source, transition))
             _save_state(to_save)
-            LinkCheck.objects.bulk_create(checks)
+            _insert_checks(checks)
     for source, transition in told:
         transaction.on_commit(lambda s=source, t=transition: tell_editors(s, t))
     return told
 
 
+def _prepper(field: Field[Any, Any]) -> Callable[[Any], Any]:
+    """A fast value adapter for raw executemany (Field.get_db_prep_save costs ~10 µs a value).
+
+    Only the field types the checker writes get a shortcut; anything else falls
+    back to Django's own preparation.
+    """
+    if isinstance(field, models.DateTimeField):
+        if connection.vendor == "sqlite":
+            # Exactly what Django's SQLite backend stores: naive UTC via str().
+            return lambda v: None if v is None else str(v.astimezone(UTC).replace(tzinfo=None))
+        if connection.vendor == "postgresql":
+            return lambda v: v
+    if isinstance(field, models.JSONField):
+        return lambda v: json.dumps(v)
+    if isinstance(field, models.CharField | models.TextField | models.IntegerField):
+        return lambda v: v
+    if isinstance(field, models.ForeignKey):
+        return lambda v: v
+    return lambda v: field.get_db_prep_save(v, connection)
+
+
+def _executemany(sql: str, rows: list[list[Any]]) -> None:
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
+
+
 def _save_state(sources: Sequence[Source]) -> None:
-    """UPDATE the state columns of `sources`, one executemany.
+    """UPDATE the state columns of `sources` with one executemany.
 
     bulk_update builds a CASE expression per field and row in Python, which
     cost more CPU than the HTTP checks themselves at a few thousand sources.
@@ -175,14 +203,39 @@ def _save_state(sources: Sequence[Source]) -> None:
         return
     ops = connection.ops
     fields = [Source._meta.get_field(name) for name in STATE_FIELDS]
+    preps = [(f.attname, _prepper(f)) for f in fields]
     assignments = ", ".join(f"{ops.quote_name(f.column)} = %s" for f in fields)
-    sql = f"UPDATE {ops.quote_name(Source._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608 - only our own column names
-    rows = [
-        [f.get_db_prep_save(getattr(source, f.attname), connection) for f in fields] + [source.pk]
-        for source in sources
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+    table = ops.quote_name(Source._meta.db_table)
+    sql = f"UPDATE {table} SET {assignments} WHERE id = %s"  # noqa: S608 - our own columns
+    _executemany(sql, [[prep(getattr(s, name)) for name, prep in preps] + [s.pk] for s in sources])
+
+
+_CHECK_FIELDS = (
+    "source",
+    "url",
+    "checked_at",
+    "outcome",
+    "status_code",
+    "final_url",
+    "redirects",
+    "elapsed_ms",
+    "error",
+    "fingerprint",
+)
+
+
+def _insert_checks(checks: Sequence[LinkCheck]) -> None:
+    """INSERT LinkCheck rows with one executemany (see _save_state for why)."""
+    if not checks:
+        return
+    ops = connection.ops
+    fields = [LinkCheck._meta.get_field(name) for name in _CHECK_FIELDS]
+    preps = [(f.attname, _prepper(f)) for f in fields]
+    columns = ", ".join(ops.quote_name(f.column) for f in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    table = ops.quote_name(LinkCheck._meta.db_table)
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks})"  # noqa: S608 - our own columns
+    _executemany(sql, [[prep(getattr(c, name)) for name, prep in preps] for c in checks])
 
 
 def link_check_row(result: CheckResult, source: Source | None, now: datetime) -> LinkCheck:
@@ -209,7 +262,7 @@ def record_urls(results: Sequence[CheckResult], now: datetime | None = None) -> 
         row = link_check_row(result, None, now)
         row.source_id = known.get(result.url)
         rows.append(row)
-    LinkCheck.objects.bulk_create(rows)
+    _insert_checks(rows)
 
 
 def batches(ids: Sequence[int], size: int | None = None) -> list[list[int]]:
