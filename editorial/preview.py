@@ -62,20 +62,16 @@ def _render(
     expires: Any = None,
     status: int = 200,
 ) -> HttpResponse:
-    from glossary.views import _after_article  # the public page's own footer
-
     version.rendered_html = publishing.render_version(version)
-    entry = version.entry
-    # The public entry page's context (glossary/entry.html), minus what only a live
-    # page has: a canonical address, structured data and the correction history.
+    # The public entry page's template and context (glossary/entry.html), minus what
+    # only a live page has: a canonical address, structured data, correction history
+    # and the "last updated" date.
     context = {
         "page_title": version.term,
         "page_description": version.summary,
         "site_name": getattr(settings, "PUBLIC_SITE_NAME", "Glossary"),
         "article_html": mark_safe(version.rendered_html),  # noqa: S308 - rendered and sanitised at publish time
-        "after_article": mark_safe(  # noqa: S308 - built with format_html by the public view
-            _after_article(entry.significant_change_at, [], version.data.get("tags", []))
-        ),
+        "after_article": "",
         "banner": banner,
         "expires": expires,
     }

@@ -70,7 +70,9 @@ class ConflictCheckingForm(forms.ModelForm):
         # Lock the row: a concurrent save waits here and then sees the new token.
         # (The admin's change view runs in one transaction.)
         current = (
-            Entry.objects.select_for_update().select_related("updated_by").get(pk=self.instance.pk)
+            Entry.objects.select_for_update(of=("self",))
+            .select_related("updated_by")
+            .get(pk=self.instance.pk)
         )
         now_token = edit_token(current)
         sent = self.data.get(self.add_prefix("edit_token"), "")
