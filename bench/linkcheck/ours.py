@@ -1,0 +1,93 @@
+"""Run Glossary Desk's checker over N sources through the real code path, print JSON.
+
+    python bench/linkcheck/ours.py PORT N [--get-only]
+
+Sources are rows in a fresh SQLite database; the timed part is the claim, the
+checks (SSRF guard, HEAD/GET, classification, fingerprints) and the records
+(LinkCheck rows written, Source state updated) — what a worker does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> None:
+    port, n = int(sys.argv[1]), int(sys.argv[2])
+    get_only = "--get-only" in sys.argv
+    db = Path(tempfile.mkdtemp(prefix="bench-linkcheck-")) / "bench.sqlite3"
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "editorial.settings",
+            "DATABASE_URL": f"sqlite:///{db}",
+            "REDIS_URL": "",
+            "LINKCHECK_ALLOW_PRIVATE": "127.0.0.1",
+            "LINKCHECK_CONCURRENCY": "64",
+            "LINKCHECK_PER_HOST_CONCURRENCY": "0",
+            "LINKCHECK_HOST_SPACING": "0",
+            "LINKCHECK_HEAD_FIRST": "false" if get_only else "true",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from editorial.linkcheck import service
+    from glossary.models import LinkCheck, Source
+
+    call_command("migrate", verbosity=0)
+    Source.objects.bulk_create(
+        Source(url=f"http://127.0.0.1:{port}/p/{i}", title=f"Page {i}") for i in range(n)
+    )
+    ids = list(Source.objects.values_list("pk", flat=True))
+
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
+    # The body of service.check_claimed, in steps so each can be timed.
+    claim = service.claim_sources(ids)
+    sources = list(Source.objects.filter(pk__in=claim.source_ids, next_check_at=claim.lease))
+    t_checks = time.perf_counter()
+    results = service.run_checks([s.url for s in sources])
+    t_record = time.perf_counter()
+    by_url = {r.url: r for r in results}
+    service.record([(s, by_url[s.url]) for s in sources], claim.lease)
+    done = time.perf_counter()
+    wall = done - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+
+    outcomes = dict(
+        LinkCheck.objects.values_list("outcome").annotate(n=django.db.models.Count("pk"))
+    )
+    fingerprinted = LinkCheck.objects.exclude(fingerprint="").count()
+    print(
+        json.dumps(
+            {
+                "n": n,
+                "wall": wall,
+                "phases": {
+                    "claim": t_checks - started,
+                    "checks": t_record - t_checks,
+                    "record": done - t_record,
+                },
+                "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+                "peak_kb": after.ru_maxrss,
+                "outcomes": outcomes,
+                "fingerprinted": fingerprinted,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
