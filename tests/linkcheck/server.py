@@ -7,6 +7,7 @@ it receives, so tests can prove that a refused URL never reached it.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -44,10 +45,12 @@ class LocalSite:
     start_times: list[float] = field(default_factory=list)
     user_agents: list[str] = field(default_factory=list)
     request_times: list[float] = field(default_factory=list)
+    ssl_context: ssl.SSLContext | None = None
 
     @property
     def base(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        scheme = "https" if self.ssl_context else "http"
+        return f"{scheme}://{self.host}:{self.port}"
 
     def url(self, path: str) -> str:
         return f"{self.base}{path}"
@@ -200,7 +203,7 @@ class LocalSite:
         async def serve() -> None:
             self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None)
             await self._runner.setup()
-            site = web.TCPSite(self._runner, self.host, self.port)
+            site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self.ssl_context)
             await site.start()
             sockets = site._server.sockets  # type: ignore[union-attr]
             self.port = sockets[0].getsockname()[1]

@@ -1,0 +1,46 @@
+"""A certificate the checker cannot trust is a TLS error: degraded, never broken."""
+
+from __future__ import annotations
+
+import shutil
+import ssl
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from editorial.linkcheck.classify import Outcome
+from tests.linkcheck.helpers import check_one
+from tests.linkcheck.server import LocalSite
+
+pytestmark = pytest.mark.usefixtures("allow_loopback")
+
+
+@pytest.fixture(scope="module")
+def self_signed_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSite]:
+    openssl = shutil.which("openssl")
+    assert openssl, "openssl is needed to make the test certificate"
+    folder: Path = tmp_path_factory.mktemp("tls")
+    subprocess.run(
+        [
+            openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-keyout", str(folder / "key.pem"),
+            "-out", str(folder / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    site = LocalSite(ssl_context=context)
+    site.start()
+    yield site
+    site.stop()
+
+
+def test_an_untrusted_certificate_is_a_tls_error_not_broken(self_signed_site: LocalSite) -> None:
+    result = check_one(self_signed_site.url("/ok"))
+    assert result.outcome is Outcome.TLS_ERROR
+    assert "TLS" in result.error
+    assert result.attempts == 1
