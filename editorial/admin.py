@@ -19,6 +19,7 @@ from editorial import workflow
 from editorial.admin_forms import CitationForm, PreloadingInlineFormSet
 from editorial.admin_linkcheck import SourceLinkHealthMixin
 from editorial.gates import gate_panel
+from editorial.models import WorkflowEvent
 from editorial.permissions import Action, can
 from editorial.workflow_admin import WorkflowEntryAdminMixin
 from glossary.models import (
@@ -276,6 +277,26 @@ class EntryVersionAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(WorkflowEvent)
+class WorkflowEventAdmin(admin.ModelAdmin):
+    """The audit log of every workflow step, across entries; written only by editorial.workflow."""
+
+    list_display = ["at", "entry", "action", "from_status", "to_status", "actor", "comment"]
+    list_filter = ["action"]
+    list_select_related = ["entry", "actor"]
+    search_fields = ["entry__term", "comment", "override_reason"]
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

@@ -215,3 +215,15 @@ def test_the_change_page_query_count_does_not_grow_with_versions_or_parts(
     small = measure()
     add(14)
     assert measure() == small
+
+
+def test_the_audit_log_is_readable_and_cannot_be_edited(ready_entry, writer, admin_user):
+    workflow.submit_for_review(ready_entry, user=writer)
+    event = WorkflowEvent.objects.get()
+    page = client_for(writer).get("/admin/editorial/workflowevent/")
+    assert page.status_code == 200
+    assert "Submitted for review" in page.content.decode()
+    admin = client_for(admin_user)
+    assert admin.get("/admin/editorial/workflowevent/add/").status_code == 403
+    admin.post(f"/admin/editorial/workflowevent/{event.pk}/delete/", {"post": "yes"})
+    assert WorkflowEvent.objects.filter(pk=event.pk).exists()
