@@ -73,6 +73,7 @@ def test_a_writer_drafts_and_submits_and_an_editor_publishes(
     wanda.wait_for_selector("text=is in review")
     assert wanda.inner_text(".workflow-status") == "In review"
     assert "Review checks and publish" not in wanda.content()
+    wanda.screenshot(path=str(ARTIFACTS / "workflow-in-review.png"))
 
     ed = _log_in(browser, base, editor)
     ed.goto(f"{base}/admin/glossary/entry/{entry.pk}/change/")
