@@ -3,7 +3,27 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
+from glossary.jsonld import path_for
 
-def site(request: HttpRequest) -> dict[str, Any]:
-    """The public site's name, for every page including 404 and the alias list."""
-    return {"site_name": settings.PUBLIC_SITE_NAME}
+_NAV = {
+    "home": "glossary:home",
+    "tags": "glossary:tags",
+    "episodes": "glossary:episodes",
+    "people": "glossary:people",
+    "organisations": "glossary:organisations",
+    "search": "glossary:search",
+    "feed": "glossary:feed",
+    "api": "glossary:api-openapi",
+    "sitemap": "glossary:sitemap",
+}
+
+
+def site(request: HttpRequest | None) -> dict[str, Any]:
+    """The site's name and the addresses every page's header and footer link to.
+
+    Reversed once per process (path_for remembers), not by {% url %} on every page.
+    """
+    return {
+        "site_name": settings.PUBLIC_SITE_NAME,
+        "nav": {key: path_for(name) for key, name in _NAV.items()},
+    }

@@ -37,6 +37,7 @@ from taggit.models import Tag
 
 from glossary import jsonld
 from glossary.cache import public_page
+from glossary.context_processors import site as site_context
 from glossary.models import (
     Appearance,
     Entry,
@@ -153,7 +154,14 @@ def home(request: HttpRequest) -> HttpResponse:
         )
     )
     entries = [
-        {"term": t, "slug": s, "summary": m, "updated": u, "letter": _letter(t)}
+        {
+            "term": t,
+            "slug": s,
+            "url": jsonld.path_for("glossary:entry", s),
+            "summary": m,
+            "updated": u,
+            "letter": _letter(t),
+        }
         for t, s, m, u in rows
     ]
     groups: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
@@ -204,7 +212,7 @@ def _entry_shell() -> tuple[str, ...]:
             "head_extra": mark_safe(marks["head"]),  # noqa: S308 - a placeholder
             "article_html": mark_safe(marks["article"]),  # noqa: S308 - a placeholder
             "after_article": mark_safe(marks["after"]),  # noqa: S308 - a placeholder
-            "site_name": settings.PUBLIC_SITE_NAME,
+            **site_context(None),  # render_to_string has no request to run processors for
         },
     )
     return tuple(re.split("\x00(" + "|".join(_SLOTS) + ")\x00", html))
