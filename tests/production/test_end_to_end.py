@@ -23,7 +23,9 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -76,25 +78,56 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
 
 @dataclass
 class Supervisor:
-    """Starts processes in their own process groups and stops every one of them."""
+    """Starts processes in their own process groups and stops every one of them.
+
+    Services started with `start_service` get compose's `restart: unless-stopped`:
+    if one exits on its own, it is started again. (A Celery worker can exit when
+    Redis vanishes while it holds unacknowledged messages, a known kombu race;
+    in production the container's restart policy brings it back, and so here.)
+    """
 
     logs: Path
     env: dict[str, str] = field(default_factory=dict)
     running: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    services: dict[str, list[str]] = field(default_factory=dict)
+    restarts: Counter[str] = field(default_factory=Counter)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _stopping: threading.Event = field(default_factory=threading.Event)
+    _watcher: threading.Thread | None = None
 
     def start(self, name: str, command: list[str], **env: str) -> subprocess.Popen[bytes]:
-        log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - closed with the process
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env={**self.env, **env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        self.running[name] = process
-        return process
+        with self._lock, open(self.logs / f"{name}.log", "ab") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env={**self.env, **env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            self.running[name] = process
+            return process
+
+    def start_service(self, name: str, command: list[str]) -> None:
+        with self._lock:
+            self.services[name] = command
+            self.start(name, command)
+        if self._watcher is None:
+            self._watcher = threading.Thread(target=self._watch, name="restart-policy", daemon=True)
+            self._watcher.start()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(0.2):
+            with self._lock:
+                for name, command in self.services.items():
+                    process = self.running.get(name)
+                    if process is None or process.poll() is None:
+                        continue
+                    _signal_group(process, signal.SIGKILL)  # children it left behind
+                    self.restarts[name] += 1
+                    with open(self.logs / f"{name}.log", "ab") as log:
+                        log.write(f"--- exited {process.returncode}; restarted ---\n".encode())
+                    self.start(name, command)
 
     def run(self, name: str, command: list[str], timeout: float = 120) -> None:
         process = self.start(name, command)
@@ -111,7 +144,9 @@ class Supervisor:
         assert code == 0, f"{name} exited {code}:\n{self.log(name)}"
 
     def stop(self, name: str, timeout: float = 20) -> None:
-        process = self.running.pop(name, None)
+        with self._lock:
+            self.services.pop(name, None)
+            process = self.running.pop(name, None)
         if process is None:
             return
         if process.poll() is None:
@@ -126,8 +161,13 @@ class Supervisor:
 
     def stop_all(self, timeout: float = 20) -> None:
         """Ask every process to stop at once, then wait; whatever lingers is killed."""
-        processes = list(self.running.values())
-        self.running.clear()
+        self._stopping.set()
+        if self._watcher is not None:
+            self._watcher.join(10)
+        with self._lock:
+            processes = list(self.running.values())
+            self.running.clear()
+            self.services.clear()
         for process in processes:
             if process.poll() is None:
                 _signal_group(process, signal.SIGTERM)
@@ -359,9 +399,9 @@ def shape(tmp_path: Path) -> Iterator[Shape]:
             # services start; an operator creates the first login meanwhile.
             web_command = service_command(compose["web"], dotenv)
             assert web_command == dockerfile_cmd()
-            supervisor.start("web", web_command)
-            supervisor.start("worker", service_command(compose["worker"], dotenv))
-            supervisor.start("beat", service_command(compose["beat"], dotenv))
+            supervisor.start_service("web", web_command)
+            supervisor.start_service("worker", service_command(compose["worker"], dotenv))
+            supervisor.start_service("beat", service_command(compose["beat"], dotenv))
             supervisor.start(
                 "createsuperuser",
                 ["python", "manage.py", "createsuperuser", "--noinput"]
@@ -565,5 +605,22 @@ def test_the_production_shape_publishes_checks_links_and_rides_out_a_redis_resta
     except BaseException:
         print(shape.supervisor.tails())
         print("site requests:", list(zip(site.requests, site.request_times, strict=False))[-12:])
-        print("now:", time.monotonic())
+        print("now:", time.monotonic(), "restarts:", dict(shape.supervisor.restarts))
         raise
+    # Say so when the restart policy had to act (it is allowed to; see Supervisor).
+    print("services restarted by the restart policy:", dict(shape.supervisor.restarts))
+
+
+def test_the_supervisor_restarts_a_service_that_exits_like_compose_would(tmp_path: Path) -> None:
+    supervisor = Supervisor(logs=tmp_path, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    try:
+        supervisor.start_service("flaky", ["sh", "-c", "echo up; sleep 0.3; exit 3"])
+        wait_for(lambda: supervisor.restarts["flaky"] >= 2, 10, "two restarts")
+        supervisor.start("one-shot", ["sh", "-c", "exit 3"])
+        assert supervisor.running["one-shot"].wait(5) == 3
+        assert supervisor.restarts["one-shot"] == 0  # one-shot commands are not services
+    finally:
+        supervisor.stop_all()
+    assert supervisor.running == {}
+    assert supervisor.log("flaky").count("up") >= 3
+    assert "exited 3; restarted" in supervisor.log("flaky")
