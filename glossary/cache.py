@@ -5,10 +5,13 @@ reference data (shows, episodes, people, organisations). Instead of tracking
 which page depends on which row, the whole public site shares one
 *generation*: a token stored in the cache and replaced whenever published
 content changes (`publishing.live_content_changed`) or reference data is
-saved. Page keys and ETags include the generation, so replacing it makes every
-cached page and every validator a browser holds stale at once, on every
-process that shares the cache (Redis in production; local memory is
-per-process and suits one process, tests and development).
+saved. ETags include the generation and every stored page carries the one it
+was rendered under, so replacing it makes every cached page and every
+validator a browser holds stale at once, on every process that shares the
+cache (Redis in production; local memory is per-process and suits one
+process, tests and development). It is replaced twice per publish: at once, so
+the rest of the transaction sees fresh pages, and after commit, so a request
+that rendered the old content meanwhile cannot leave it in place.
 
 Two levels. Each process keeps the pages it served last in memory (a small
 LRU) and remembers the generation for PUBLIC_CACHE_SYNC_SECONDS before asking
