@@ -217,3 +217,23 @@ def test_a_see_also_edit_note_with_markup_is_escaped(client, make_entry):
     SeeAlso.objects.create(entry=a, target=b, note="<b>bold</b>")
     publishing.publish(a)
     assert "&lt;b&gt;bold&lt;/b&gt;" in client.get("/glossary/alpha/").content.decode()
+
+
+def test_the_header_and_footer_link_the_rest_of_the_site(page):
+    for link in (
+        '<a href="/tags/">Tags</a>',
+        '<a href="/episodes/">Episodes</a>',
+        'action="/search/"',
+        '<a href="/feed/">Atom feed</a>',
+    ):
+        assert link in page
+
+
+def test_the_500_page_is_in_the_site_design(rf):
+    from django.views.defaults import server_error
+
+    response = server_error(rf.get("/"))
+    page = response.content.decode()
+    assert response.status_code == 500
+    assert "Something went wrong" in page
+    assert '<a href="/tags/">Tags</a>' in page
