@@ -108,3 +108,16 @@ def dockerfile_runs_after_copying_the_app() -> list[str]:
         elif keyword == "RUN" and final_stage and "manage.py" in rest:
             runs.append(rest)
     return runs
+
+
+def dockerfile_env() -> dict[str, str]:
+    """The final stage's ENV, as written (``$PATH`` and paths unexpanded)."""
+    env: dict[str, str] = {}
+    for keyword, rest in dockerfile_instructions():
+        if keyword == "FROM":
+            env.clear()
+        elif keyword == "ENV":
+            for pair in shlex.split(rest):
+                key, _, value = pair.partition("=")
+                env[key] = value
+    return env

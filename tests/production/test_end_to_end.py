@@ -41,6 +41,7 @@ from tests.production.conftest import free_port
 from tests.production.deployfiles import (
     ROOT,
     dockerfile_cmd,
+    dockerfile_env,
     dockerfile_runs_after_copying_the_app,
     load_compose,
     read_dotenv,
@@ -95,12 +96,18 @@ class Supervisor:
     _stopping: threading.Event = field(default_factory=threading.Event)
     _watcher: threading.Thread | None = None
 
-    def start(self, name: str, command: list[str], **env: str) -> subprocess.Popen[bytes]:
+    def start(
+        self,
+        name: str,
+        command: list[str],
+        replace_env: dict[str, str] | None = None,
+        **env: str,
+    ) -> subprocess.Popen[bytes]:
         with self._lock, open(self.logs / f"{name}.log", "ab") as log:
             process = subprocess.Popen(
                 command,
                 cwd=ROOT,
-                env={**self.env, **env},
+                env=replace_env if replace_env is not None else {**self.env, **env},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -323,6 +330,17 @@ def form_fields(page: str, form_id: str) -> dict[str, str]:
     return {name: html.unescape(value) for name, value in reader.fields.items()}
 
 
+def image_environment(home: Path) -> dict[str, str]:
+    """The Dockerfile's ENV with its paths mapped onto this checkout and .venv."""
+    system_path = os.environ.get("PATH", "/usr/bin:/bin")
+    env = {"HOME": str(home), "LANG": "C.UTF-8"}
+    for key, value in dockerfile_env().items():
+        value = value.replace("/venv/bin", str(VENV_BIN)).replace("$PATH", system_path)
+        env[key] = str(ROOT) if value == "/app" else value
+    assert env["PATH"].startswith(str(VENV_BIN))
+    return env
+
+
 # --- the shape -------------------------------------------------------------------------
 
 
@@ -356,14 +374,9 @@ def shape(tmp_path: Path) -> Iterator[Shape]:
                 WORKER_CONCURRENCY="2",
                 LINKCHECK_ALLOW_PRIVATE="127.0.0.1",
             )
+            image_env = image_environment(tmp_path)
             env = {
-                "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
-                "HOME": str(tmp_path),
-                "LANG": "C.UTF-8",
-                # The Dockerfile's ENV.
-                "PYTHONPATH": str(ROOT),
-                "PYTHONUNBUFFERED": "1",
-                "DJANGO_SETTINGS_MODULE": "editorial.settings",
+                **image_env,
                 # What docker-compose.yml gives the app containers.
                 **service_environment(compose["web"], dotenv),
                 # This machine instead of the compose network.
@@ -393,7 +406,12 @@ def shape(tmp_path: Path) -> Iterator[Shape]:
 
             # The image build's collectstatic and the release step, side by side.
             (collect,) = dockerfile_runs_after_copying_the_app()
-            supervisor.start("collectstatic", ["sh", "-c", collect])
+            # At build time there is no .env: the step must need no secret or service.
+            supervisor.start(
+                "collectstatic",
+                ["sh", "-c", collect],
+                replace_env={**image_env, "STATIC_ROOT": env["STATIC_ROOT"]},
+            )
             supervisor.run("release", service_command(compose["migrate"], dotenv))
             # As compose does once the release step has finished: the long-running
             # services start; an operator creates the first login meanwhile.

@@ -141,3 +141,15 @@ def test_client_ip_ignores_forwarded_addresses_without_a_trusted_proxy(rf: Any, 
     assert client_ip(request) == "1.2.3.4"
     request = rf.get("/", REMOTE_ADDR="198.51.100.1", HTTP_X_FORWARDED_FOR="not-an-ip")
     assert client_ip(request) == "198.51.100.1"
+
+
+@time_machine.travel(NOW, tick=False)
+def test_a_signed_in_session_holds_ids_not_secrets(client: Client, superuser: User) -> None:
+    from django.contrib.sessions.models import Session
+
+    assert signed_in(attempt(client, PASSWORD))
+    (session,) = Session.objects.all()
+    data = session.get_decoded()
+    assert set(data) == {"_auth_user_id", "_auth_user_backend", "_auth_user_hash"}
+    assert PASSWORD not in session.session_data and PASSWORD not in str(data)
+    assert superuser.password not in str(data)  # the hash itself is not stored either
