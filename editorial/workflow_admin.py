@@ -111,6 +111,12 @@ class WorkflowEntryAdminMixin:
     change_form_template = "admin/glossary/entry/change_form.html"
     form = ConflictCheckingForm
 
+    def view_on_site(self, obj: Entry) -> str:
+        # An unpublished entry has no public page: "view on site" opens its preview.
+        if obj.is_live:
+            return obj.get_absolute_url()
+        return reverse("preview:working_copy", args=[obj.pk])
+
     # --- permissions -------------------------------------------------------------------
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -227,3 +227,13 @@ def test_the_audit_log_is_readable_and_cannot_be_edited(ready_entry, writer, adm
     assert admin.get("/admin/editorial/workflowevent/add/").status_code == 403
     admin.post(f"/admin/editorial/workflowevent/{event.pk}/delete/", {"post": "yes"})
     assert WorkflowEvent.objects.filter(pk=event.pk).exists()
+
+
+def test_view_on_site_opens_the_preview_until_the_entry_is_published(ready_entry, writer, editor):
+    page = _change_page(writer, ready_entry)
+    assert f'href="/preview/entry/{ready_entry.pk}/"' in page
+    workflow.submit_for_review(ready_entry, user=writer)
+    workflow.publish_entry(ready_entry, user=editor)
+    assert f'href="/glossary/{ready_entry.slug}/" class="viewsitelink"' in _change_page(
+        writer, ready_entry
+    )
