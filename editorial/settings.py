@@ -338,7 +338,7 @@ if not DEBUG:
 META_DESCRIPTION_MAX_LENGTH = env_int("META_DESCRIPTION_MAX_LENGTH", 160, minimum=50)
 # How often beat runs the scheduler, and how late its last run may be before the
 # dashboard warns that beat or the workers are down.
-SCHEDULER_INTERVAL_SECONDS = env_int("SCHEDULER_INTERVAL_SECONDS", 60, minimum=10)
+SCHEDULER_INTERVAL_SECONDS = env_int("SCHEDULER_INTERVAL_SECONDS", 60, minimum=1)
 SCHEDULER_LATE_AFTER_SECONDS = env_int(
     "SCHEDULER_LATE_AFTER_SECONDS", 5 * SCHEDULER_INTERVAL_SECONDS, minimum=60
 )

@@ -60,3 +60,8 @@ def ready_entry(
         return entry
 
     return make
+
+
+# Worker tests share the test database with Celery processes: on SQLite that
+# needs a file database, which the link checker's hook arranges.
+from tests.linkcheck.conftest import pytest_collection_modifyitems  # noqa: E402, F401
