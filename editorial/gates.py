@@ -89,9 +89,6 @@ SEE_ALSO_PUBLISHED = "see_also_published"
 SUMMARY_PRESENT = "summary_present"
 SUMMARY_LENGTH = "summary_length"
 
-# The length search engines show of a meta description.
-META_DESCRIPTION_MAX = getattr(settings, "META_DESCRIPTION_MAX_LENGTH", 160)
-
 
 def blocking_failures(results: list[GateResult]) -> list[GateResult]:
     """The results that stop publishing."""
@@ -252,6 +249,8 @@ def run_gates_for(
 
 
 def _summary_checks(entry: Entry) -> list[GateResult]:
+    # About what search engines show of a meta description.
+    limit = settings.META_DESCRIPTION_MAX_LENGTH
     summary = entry.summary.strip()
     if not summary:
         return [
@@ -265,15 +264,15 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
             )
         ]
     results = [GateResult(SUMMARY_PRESENT, True, True, "The entry has a summary.", None)]
-    if len(summary) > META_DESCRIPTION_MAX:
-        over = _plural(len(summary) - META_DESCRIPTION_MAX, "character")
+    if len(summary) > limit:
+        over = _plural(len(summary) - limit, "character")
         results.append(
             GateResult(
                 SUMMARY_LENGTH,
                 False,
                 False,
                 f"The summary is {len(summary)} characters; search engines cut meta "
-                f"descriptions after about {META_DESCRIPTION_MAX}, so search results will show "
+                f"descriptions after about {limit}, so search results will show "
                 f"it cut short. Shorten it by {over}.",
                 _entry_url(entry),
             )
@@ -284,7 +283,7 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
                 SUMMARY_LENGTH,
                 True,
                 False,
-                f"The summary is {len(summary)} characters, within the {META_DESCRIPTION_MAX} "
+                f"The summary is {len(summary)} characters, within the {limit} "
                 "a meta description can show.",
                 None,
             )
