@@ -125,3 +125,16 @@ def test_fact_checkers_cannot_make_share_links(ready_entry, fact_checker):
 def test_a_share_link_needs_a_post(ready_entry, writer):
     response = client_for(writer).get(f"/admin/glossary/entry/{ready_entry.pk}/share/")
     assert response.status_code == 403
+
+
+def test_a_share_link_costs_a_fixed_number_of_queries(
+    ready_entry, make_entry, django_assert_num_queries
+):
+    from glossary.models import SeeAlso
+    from glossary.publishing import save_version
+
+    for i in range(5):
+        SeeAlso.objects.create(entry=ready_entry, target=make_entry(f"Other {i}"), order=i)
+    url = preview.share_url(save_version(ready_entry))
+    with django_assert_num_queries(2):
+        assert Client().get(url).status_code == 200
