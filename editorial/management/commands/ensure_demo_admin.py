@@ -1,12 +1,28 @@
+import io
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+
+from editorial.permissions import Role
+
+# One login per role, so the whole review path can be tried on the demo:
+# a writer submits, a fact-checker confirms sources, an editor publishes.
+DEMO_ROLE_LOGINS = [
+    ("writer", Role.WRITER),
+    ("factchecker", Role.FACT_CHECKER),
+    ("editor", Role.EDITOR),
+]
 
 
 class Command(BaseCommand):
-    help = "Create (or reset) the local admin login for the demo and print it. DEBUG only."
+    help = (
+        "Create (or reset) the local demo logins: an admin and one user per role, "
+        "and print them. Refuses to run with DEBUG off."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--username", default="admin")
@@ -14,15 +30,23 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not settings.DEBUG:
-            raise CommandError("Refusing to create a demo login with DEBUG off.")
+            raise CommandError("Refusing to create demo logins with DEBUG off.")
+        call_command("setup_roles", stdout=io.StringIO())
         User = get_user_model()
-        user, _ = User.objects.get_or_create(username=options["username"])
-        user.is_staff = user.is_superuser = True
-        user.set_password(options["password"])
-        user.save()
+        password = options["password"]
+        admin, _ = User.objects.get_or_create(username=options["username"])
+        admin.is_staff = admin.is_superuser = True
+        admin.set_password(password)
+        admin.save()
+        lines = [f"  {options['username']:<12} (superuser)"]
+        for username, role in DEMO_ROLE_LOGINS:
+            user, _ = User.objects.get_or_create(username=username)
+            user.is_staff = True
+            user.set_password(password)
+            user.save()
+            user.groups.set([Group.objects.get(name=role.value)])
+            lines.append(f"  {username:<12} ({role.value})")
         self.stdout.write(
-            self.style.SUCCESS(
-                f"Admin login: {options['username']} / {options['password']} "
-                f"at {settings.SITE_URL}/admin/"
-            )
+            self.style.SUCCESS(f"Demo logins at {settings.SITE_URL}/admin/, password {password!r}:")
         )
+        self.stdout.write("\n".join(lines))
