@@ -34,6 +34,10 @@ def _reverse(prefix: str, name: str, args: tuple[Any, ...]) -> str:
     return reverse(name, args=args)
 
 
+def forget_paths() -> None:
+    _reverse.cache_clear()
+
+
 def path_for(name: str, *args: Any) -> str:
     """`reverse`, remembered: a page with fifty quotes asks for the same few paths often."""
     return _reverse(get_script_prefix(), name, args)

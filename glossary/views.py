@@ -24,8 +24,10 @@ from collections import OrderedDict
 from typing import Any
 
 from django.conf import settings
+from django.core.signals import setting_changed
 from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.dispatch import receiver
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -216,6 +218,14 @@ def _entry_shell() -> tuple[str, ...]:
         },
     )
     return tuple(re.split("\x00(" + "|".join(_SLOTS) + ")\x00", html))
+
+
+@receiver(setting_changed)
+def _forget_rendered_shells(**_: Any) -> None:
+    # Tests that override settings (site name, URLconf) must not get a shell or a path
+    # remembered under the old ones.
+    _entry_shell.cache_clear()
+    jsonld.forget_paths()
 
 
 def _aware(value: Any) -> datetime.datetime | None:
