@@ -11,6 +11,12 @@ URLs concurrently, politely and safely:
 * per-host concurrency and spacing, a global concurrency limit, and
   Retry-After on 429/503 pushes the host's next request back;
 * timeouts, resets and 5xx are retried with backoff within the run.
+
+The global limit is a fixed pool of `global_concurrency` worker tasks pulling
+URLs from one queue (not a task per URL behind a semaphore): at 10,000 URLs a
+task per URL cost more CPU and memory than the requests themselves. The guard's
+verdict on an IP-literal host is cached for the checker's lifetime (it cannot
+change); names are vetted by the resolver, whose vetted answers aiohttp caches.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from editorial.linkcheck.fingerprint import fingerprint
 HEAD_REFUSED = frozenset({403, 405, 501})
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/xml", "application/xml")
 _CHUNK = 64 * 1024
+
+_Job = tuple[str, "asyncio.Future[CheckResult]"] | None
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,7 @@ class _HostGate:
         self._semaphore = asyncio.Semaphore(limit) if limit > 0 else None
         self._spacing = spacing
         self._next_start = 0.0
+        self._last_start = float("-inf")
 
     def push_back(self, seconds: float) -> None:
         self._next_start = max(self._next_start, time.monotonic() + seconds)
@@ -143,16 +152,22 @@ class _HostGate:
     async def acquire(self) -> None:
         if self._semaphore is not None:
             await self._semaphore.acquire()
-        # Reserve a start time before sleeping so concurrent waiters queue up.
-        now = time.monotonic()
-        start = max(now, self._next_start)
-        self._next_start = start + self._spacing
-        if start > now:
-            try:
+        try:
+            # Reserve a start time before sleeping so concurrent waiters queue up.
+            now = time.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + self._spacing
+            while start > now:
                 await asyncio.sleep(start - now)
-            except BaseException:
-                self.release()
-                raise
+                now = time.monotonic()
+                # A busy event loop may have woken the previous request late:
+                # keep the spacing from when it really started, not when it was due.
+                start = max(start, self._last_start + self._spacing)
+            self._last_start = now
+            self._next_start = max(self._next_start, now + self._spacing)
+        except BaseException:
+            self.release()
+            raise
 
     def release(self) -> None:
         if self._semaphore is not None:
@@ -214,8 +229,11 @@ class Checker:
     def __init__(self, options: FetchOptions) -> None:
         self.options = options
         self._gates: dict[str, _HostGate] = {}
-        self._global = asyncio.Semaphore(options.global_concurrency)
+        # host -> None (may connect) or the refusal; IP literals only, so it never goes stale.
+        self._literal_verdicts: dict[str, guard.Refused | None] = {}
         self._session: aiohttp.ClientSession | None = None
+        self._queue: asyncio.Queue[_Job] | None = None
+        self._workers: list[asyncio.Task[None]] = []
 
     async def __aenter__(self) -> Self:
         o = self.options
@@ -238,6 +256,16 @@ class Checker:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        for worker in self._workers:
+            worker.cancel()
+        if self._workers:
+            await asyncio.gather(*self._workers, return_exceptions=True)
+        self._workers = []
+        queue, self._queue = self._queue, None
+        while queue is not None and not queue.empty():
+            job = queue.get_nowait()
+            if job is not None:
+                job[1].cancel()  # never started: its caller must not wait for ever
         if self._session is not None:
             await self._session.close()
 
@@ -250,23 +278,56 @@ class Checker:
             gate = self._gates[host] = _HostGate(o.per_host, o.host_spacing)
         return gate
 
+    def submit(self, url: str) -> asyncio.Future[CheckResult]:
+        """Queue `url` for the worker pool; the future resolves to its CheckResult.
+
+        At most `global_concurrency` URLs are checked at once, whoever submitted them.
+        """
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._workers = [
+                asyncio.create_task(self._work(self._queue))
+                for _ in range(self.options.global_concurrency)
+            ]
+        future: asyncio.Future[CheckResult] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((url, future))
+        return future
+
+    async def _work(
+        self, queue: asyncio.Queue[tuple[str, asyncio.Future[CheckResult]] | None]
+    ) -> None:
+        while True:
+            job = await queue.get()
+            if job is None:
+                return
+            url, future = job
+            if future.cancelled():
+                continue
+            try:
+                result = await self.check(url)
+            except asyncio.CancelledError:
+                future.cancel()
+                raise
+            except Exception as exc:  # a bug, not a network error: hand it to the caller
+                if not future.done():
+                    future.set_exception(exc)
+            else:
+                if not future.done():
+                    future.set_result(result)
+
     async def check_many(
         self,
         urls: Iterable[str],
         on_result: Callable[[CheckResult], Awaitable[None] | None] | None = None,
     ) -> list[CheckResult]:
         """Check each distinct URL once, concurrently; results in input order."""
-        unique = list(dict.fromkeys(urls))
-
-        async def run(url: str) -> CheckResult:
-            result = await self.check(url)
-            if on_result is not None:
-                maybe = on_result(result)
+        futures = [self.submit(url) for url in dict.fromkeys(urls)]
+        if on_result is not None:
+            for future in asyncio.as_completed(futures):
+                maybe = on_result(await future)
                 if maybe is not None:
                     await maybe
-            return result
-
-        return list(await asyncio.gather(*(run(url) for url in unique)))
+        return list(await asyncio.gather(*futures))
 
     async def check(self, url: str) -> CheckResult:
         """Check one URL, retrying transient faults; never raises for network errors."""
@@ -308,6 +369,20 @@ class Checker:
             truncated=truncated,
         )
 
+    def _vet_literal(self, host: str) -> None:
+        """guard.check_host_literal, remembered per host for this checker's lifetime."""
+        try:
+            verdict = self._literal_verdicts[host]
+        except KeyError:
+            try:
+                guard.check_host_literal(host, self.options.allow)
+                verdict = None
+            except guard.Refused as exc:
+                verdict = exc
+            self._literal_verdicts[host] = verdict
+        if verdict is not None:
+            raise guard.Refused(str(verdict))
+
     async def _attempt(self, url: str) -> tuple[Attempt, tuple[str, int, bool]]:
         attempt = Attempt(url=url, final_url=url)
         try:
@@ -329,7 +404,7 @@ class Checker:
             host = current.host
             if not host:
                 raise _Failure(ErrorKind.INVALID_URL, f"invalid URL: no host in {current}")
-            guard.check_host_literal(host, o.allow)
+            self._vet_literal(host)
             status, headers, body, size, truncated = await self._fetch(method, current, host)
             attempt.status = status
             location = headers.get("Location")
@@ -378,22 +453,22 @@ class Checker:
         if session is None:
             raise RuntimeError("use Checker as an async context manager")
         gate = self._gate(host)
-        async with self._global:
+        # The global limit is the worker pool's size: no semaphore per request.
+        if gate is not None:
+            await gate.acquire()
+        try:
+            async with session.request(method, url, allow_redirects=False) as response:
+                status = response.status
+                headers = response.headers
+                if method != "GET" or not 200 <= status < 300:
+                    return status, headers, None, 0, False
+                if not _is_text(headers.get("Content-Type", "")):
+                    return status, headers, None, 0, False
+                raw, truncated = await self._read_capped(response)
+                charset = response.charset or "utf-8"
+        finally:
             if gate is not None:
-                await gate.acquire()
-            try:
-                async with session.request(method, url, allow_redirects=False) as response:
-                    status = response.status
-                    headers = response.headers
-                    if method != "GET" or not 200 <= status < 300:
-                        return status, headers, None, 0, False
-                    if not _is_text(headers.get("Content-Type", "")):
-                        return status, headers, None, 0, False
-                    raw, truncated = await self._read_capped(response)
-                    charset = response.charset or "utf-8"
-            finally:
-                if gate is not None:
-                    gate.release()
+                gate.release()
         try:
             text = raw.decode(charset, errors="replace")
         except LookupError:
@@ -403,6 +478,11 @@ class Checker:
     async def _read_capped(self, response: aiohttp.ClientResponse) -> tuple[bytes, bool]:
         """Stream at most max_bytes of the body; never buffer more than that."""
         cap = self.options.max_bytes
+        length = response.content_length
+        if length is not None and length <= cap and not response.headers.get("Content-Encoding"):
+            # The parser stops at Content-Length, so this cannot read more than the cap
+            # (a compressed body could inflate past it, so it takes the streamed path).
+            return await response.read(), False
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.content.iter_chunked(_CHUNK):

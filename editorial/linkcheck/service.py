@@ -9,10 +9,12 @@ holds, so a task delivered twice (acks_late) records a check once.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import random
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,13 +24,17 @@ from django.db import connection, models, transaction
 from django.db.models import Count, F, Field, Q, QuerySet
 from django.utils import timezone
 
-from editorial.linkcheck.fetch import CheckResult, FetchOptions, check_urls
+from editorial.linkcheck.fetch import Checker, CheckResult, FetchOptions, check_urls
 from editorial.linkcheck.state import STATE_FIELDS, Transition, apply_result, tell_editors
 from glossary.models import Entry, LinkCheck, Source
 
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[CheckResult], None]
+
+# Sources loaded, checked and recorded together: bounds memory for a big claim,
+# and lets one chunk be recorded while the next is fetched.
+CHUNK_SIZE = 1000
 
 
 @dataclass(frozen=True)
@@ -109,20 +115,104 @@ def run_checks(
     return asyncio.run(check_urls(urls, options, progress))
 
 
+class BackgroundChecker:
+    """A Checker on an event loop in its own thread, fed from this (database) thread.
+
+    Checking is network-bound and recording is database-bound; with the loop in
+    a background thread the caller's thread records one chunk while the next
+    chunk's requests are in flight, on the caller's own database connection
+    (so transactions and test databases behave as usual). Progress callbacks
+    run in the loop's thread.
+    """
+
+    def __init__(self, options: FetchOptions) -> None:
+        self.options = options
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="linkcheck-loop", daemon=True
+        )
+        self._checker = Checker(options)
+
+    def _call(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def __enter__(self) -> BackgroundChecker:
+        self._thread.start()
+        self._call(self._checker.__aenter__())
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        try:
+            self._call(self._checker.__aexit__(*exc_info))
+            self._call(self._loop.shutdown_asyncgens())
+            self._call(self._loop.shutdown_default_executor())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+
+    def submit(
+        self, urls: Sequence[str], progress: ProgressCallback | None = None
+    ) -> concurrent.futures.Future[list[CheckResult]]:
+        """Start checking `urls`; the future gives their results in order."""
+        return asyncio.run_coroutine_threadsafe(
+            self._checker.check_many(urls, progress), self._loop
+        )
+
+
 def check_claimed(
     claim: Claim,
     options: FetchOptions | None = None,
     progress: ProgressCallback | None = None,
+    *,
+    keep: bool = True,
 ) -> list[tuple[Source, CheckResult]]:
-    """Check the sources of `claim` still held by it, and record the results."""
-    sources = list(Source.objects.filter(pk__in=claim.source_ids, next_check_at=claim.lease))
-    if not sources:
-        return []
-    results = run_checks([s.url for s in sources], options, progress)
-    by_url = {r.url: r for r in results}
-    pairs = [(s, by_url[s.url]) for s in sources]
-    record(pairs, claim.lease)
+    """Check the sources of `claim` still held by it, and record the results.
+
+    Sources go through in chunks of CHUNK_SIZE: while one chunk is recorded the
+    next is being fetched. Returns the (source, result) pairs, or with
+    `keep=False` an empty list, so a large claim's memory stays bounded.
+    """
+    pairs: list[tuple[Source, CheckResult]] = []
+    for chunk in iter_check_claimed(claim, options, progress):
+        if keep:
+            pairs.extend(chunk)
     return pairs
+
+
+def iter_check_claimed(
+    claim: Claim,
+    options: FetchOptions | None = None,
+    progress: ProgressCallback | None = None,
+) -> Iterator[list[tuple[Source, CheckResult]]]:
+    """check_claimed, yielding each chunk's (source, result) pairs once it is recorded."""
+    chunks = batches(claim.source_ids, CHUNK_SIZE)
+    if not chunks:
+        return
+    options = options or FetchOptions.from_settings()
+
+    with BackgroundChecker(options) as checker:
+
+        def start(
+            ids: list[int],
+        ) -> tuple[list[Source], concurrent.futures.Future[list[CheckResult]] | None]:
+            sources = list(Source.objects.filter(pk__in=ids, next_check_at=claim.lease))
+            if not sources:
+                return sources, None
+            return sources, checker.submit([s.url for s in sources], progress)
+
+        pending = start(chunks[0])
+        for index in range(len(chunks)):
+            sources, future = pending
+            if index + 1 < len(chunks):
+                # Queue the next chunk now, so the pool never idles while this one records.
+                pending = start(chunks[index + 1])
+            if future is None:
+                continue
+            by_url = {r.url: r for r in future.result()}
+            chunk_pairs = [(s, by_url[s.url]) for s in sources]
+            record(chunk_pairs, claim.lease)
+            yield chunk_pairs
 
 
 def record(
@@ -149,7 +239,7 @@ def record(
                 held = held.filter(next_check_at=lease)
             still_held = set(held.select_for_update().values_list("pk", flat=True))
             to_save: list[Source] = []
-            checks: list[LinkCheck] = []
+            checks: list[list[Any]] = []
             for source, result in chunk:
                 if source.pk not in still_held:
                     continue
@@ -157,7 +247,7 @@ def record(
                     source, result, now, archived_only=source.pk in archived, rng=rng
                 )
                 to_save.append(source)
-                checks.append(link_check_row(result, source, now))
+                checks.append(_check_values(result, source.pk, now))
                 if transition.worth_telling:
                     told.append((source, transition))
             _save_state(to_save)
@@ -224,21 +314,41 @@ _CHECK_FIELDS = (
 )
 
 
-def _insert_checks(checks: Sequence[LinkCheck]) -> None:
-    """INSERT LinkCheck rows with one executemany (see _save_state for why)."""
-    if not checks:
+def _insert_checks(rows: Sequence[Sequence[Any]]) -> None:
+    """INSERT LinkCheck rows (values in _CHECK_FIELDS order) with one executemany.
+
+    See _save_state for why not bulk_create; no LinkCheck instances are built.
+    """
+    if not rows:
         return
     ops = connection.ops
     fields = [LinkCheck._meta.get_field(name) for name in _CHECK_FIELDS]
-    preps = [(f.attname, _prepper(f)) for f in fields]
+    preps = [_prepper(f) for f in fields]
     columns = ", ".join(ops.quote_name(f.column) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
     table = ops.quote_name(LinkCheck._meta.db_table)
     sql = f"INSERT INTO {table} ({columns}) VALUES ({marks})"  # noqa: S608 - our own columns
-    _executemany(sql, [[prep(getattr(c, name)) for name, prep in preps] for c in checks])
+    _executemany(sql, [[prep(v) for prep, v in zip(preps, row, strict=True)] for row in rows])
+
+
+def _check_values(result: CheckResult, source_id: int | None, now: datetime) -> list[Any]:
+    """A LinkCheck row's values, in _CHECK_FIELDS order."""
+    return [
+        source_id,
+        result.url[:2000],
+        now,
+        str(result.outcome),
+        result.status_code,
+        result.final_url[:2000],
+        result.redirects,
+        result.elapsed_ms,
+        result.error,
+        result.fingerprint,
+    ]
 
 
 def link_check_row(result: CheckResult, source: Source | None, now: datetime) -> LinkCheck:
+    """The LinkCheck a result is recorded as (an unsaved instance)."""
     return LinkCheck(
         source=source,
         url=result.url[:2000],
@@ -257,12 +367,7 @@ def record_urls(results: Sequence[CheckResult], now: datetime | None = None) -> 
     """Record ad hoc URL checks (no source state changes), linking known sources."""
     now = now or timezone.now()
     known = dict(Source.objects.filter(url__in=[r.url for r in results]).values_list("url", "pk"))
-    rows = []
-    for result in results:
-        row = link_check_row(result, None, now)
-        row.source_id = known.get(result.url)
-        rows.append(row)
-    _insert_checks(rows)
+    _insert_checks([_check_values(r, known.get(r.url), now) for r in results])
 
 
 def batches(ids: Sequence[int], size: int | None = None) -> list[list[int]]:
