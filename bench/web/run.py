@@ -1,7 +1,8 @@
 """Public-site throughput: the entry page, the index and search against a trivial Django view.
 
-Serves the app with gunicorn in production shape (DEBUG off, a real SECRET_KEY,
-the Redis cache, a temporary SQLite database with the demo loaded) on
+Serves the app with gunicorn in production shape (the image's
+docker/gunicorn.conf.py, DEBUG off, a real SECRET_KEY, the Redis cache, JSON
+access logs, a temporary SQLite database with the demo loaded) on
 127.0.0.1, and loads it with `wrk` over loopback. It runs two servers, one
 with the page cache off (every request renders: uncached) and one with it on
 (cached); each measures the trivial view (/bench/trivial/, routed only when
@@ -10,7 +11,8 @@ reported as a ratio to it. The machine is shared and its load drifts, so the
 trivial view is measured again just before the pages in each of several
 interleaved rounds, and medians are reported.
 
-    .venv/bin/python bench/web/run.py [--duration 5] [--rounds 3] [--connections 8] [--workers 2]
+    .venv/bin/python bench/web/run.py [--duration 5] [--rounds 3] [--connections 8]
+                                      [--workers 2] [--threads 4]
 
 Targets (issue 3): uncached entry >= 40% of trivial, cached entry >= 85%.
 Needs Redis on 127.0.0.1:6379 (BENCH_REDIS_URL to change) and wrk, which it
@@ -90,7 +92,8 @@ def app_env(db: Path, *, cached: bool) -> dict[str, str]:
         "REDIS_URL": REDIS_URL,
         "CELERY_TASK_ALWAYS_EAGER": "true",
         "SECURE_SSL_REDIRECT": "false",
-        "LOG_LEVEL": "WARNING",
+        # Production logs a JSON access line per request; so does the benchmark.
+        "LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "INFO"),
         "STATIC_MANIFEST": "false",
         "BENCH_TRIVIAL_VIEW": "true",
         "PUBLIC_PAGE_CACHE": "true" if cached else "false",
@@ -104,18 +107,21 @@ def prepare(db: Path) -> None:
 
 
 @contextmanager
-def server(db: Path, *, cached: bool, workers: int, log: Path):
+def server(db: Path, *, cached: bool, workers: int, threads: int, log: Path):
     port = free_port()
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [
-                GUNICORN, "editorial.wsgi:application",
-                "--bind", f"127.0.0.1:{port}",
-                "--workers", str(workers),
-                "--worker-class", "gthread", "--threads", "2",
-                "--keep-alive", "5",
-            ],
-            cwd=ROOT, env=app_env(db, cached=cached), stdout=out, stderr=subprocess.STDOUT,
+            # The production image's own gunicorn settings (gthread, keep-alive).
+            [GUNICORN, "--config", "docker/gunicorn.conf.py", "editorial.wsgi:application"],
+            cwd=ROOT,
+            env={
+                **app_env(db, cached=cached),
+                "GUNICORN_BIND": f"127.0.0.1:{port}",
+                "WEB_CONCURRENCY": str(workers),
+                "GUNICORN_THREADS": str(threads),
+            },
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
@@ -170,6 +176,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
     args, _ = parser.parse_known_args()
 
     wrk = ensure_wrk()
@@ -181,8 +188,20 @@ def main() -> int:
         db = Path(tmp) / "bench.sqlite3"
         prepare(db)
         with (
-            server(db, cached=False, workers=args.workers, log=Path(tmp) / "uncached.log") as u,
-            server(db, cached=True, workers=args.workers, log=Path(tmp) / "cached.log") as c,
+            server(
+                db,
+                cached=False,
+                workers=args.workers,
+                threads=args.threads,
+                log=Path(tmp) / "uncached.log",
+            ) as u,
+            server(
+                db,
+                cached=True,
+                workers=args.workers,
+                threads=args.threads,
+                log=Path(tmp) / "cached.log",
+            ) as c,
         ):
             for round_ in range(1, args.rounds + 1):
                 print(f"round {round_}/{args.rounds}", flush=True)
@@ -198,7 +217,8 @@ def main() -> int:
                         )
                         runs.setdefault((mode, name), []).append(result)
     print(
-        f"\ngunicorn gthread, {args.workers} workers x 2 threads, two servers (page cache off/on) "
+        f"\ngunicorn (docker/gunicorn.conf.py) {args.workers} workers x {args.threads} threads, "
+        "two servers (page cache off/on) "
         f"side by side; wrk -t1 -c{args.connections} -d{args.duration}s x {args.rounds} rounds, "
         "medians; SQLite + Redis; DEBUG off"
     )
