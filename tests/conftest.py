@@ -17,7 +17,8 @@ TODAY = datetime.date(2026, 11, 30)
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    """The cache outlives each test's database; a page cached by one test must not serve the next."""
+    """The cache outlives each test's database: a page cached by one test must not serve
+    the next."""
     from django.core.cache import cache
 
     from glossary.cache import invalidate
