@@ -87,3 +87,12 @@ def make_source(db: Any) -> Callable[..., Source]:
         return Source.objects.create(**fields)
 
     return make
+
+
+@pytest.fixture
+def browser() -> Any:
+    """A headless Debian chromium (see tests/browser.py); closed after the test."""
+    from tests.browser import chromium
+
+    with chromium() as launched:
+        yield launched

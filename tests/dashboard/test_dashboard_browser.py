@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import datetime
-import os
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,30 +12,12 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from glossary.models import LinkCheck, Source
-
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from tests.browser import ARTIFACTS
 
 
 @pytest.fixture
-def browser_page() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        try:
-            yield browser.new_page(viewport={"width": 1200, "height": 1600})
-        finally:
-            browser.close()
+def browser_page(browser: Any) -> Any:
+    return browser.new_page(viewport={"width": 1200, "height": 1600})
 
 
 @pytest.mark.browser

@@ -3,9 +3,6 @@ and reports no violation; an injected inline script is blocked."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,19 +11,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from glossary.models import Entry
+from tests.browser import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 # Collected by the page itself: CSP violations fire `securitypolicyviolation`.
 LISTEN = """
@@ -38,24 +25,13 @@ document.addEventListener('securitypolicyviolation', e => {
 
 
 @pytest.fixture
-def page() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1200, "height": 1400})
-            context.add_init_script(LISTEN)
-            page = context.new_page()
-            page.console_messages: list[str] = []  # type: ignore[misc]
-            page.on(
-                "console",
-                lambda message: page.console_messages.append(message.text),
-            )
-            yield page
-        finally:
-            browser.close()
+def page(browser: Any) -> Any:
+    context = browser.new_context(viewport={"width": 1200, "height": 1400})
+    context.add_init_script(LISTEN)
+    page = context.new_page()
+    page.console_messages: list[str] = []  # type: ignore[misc]
+    page.on("console", lambda message: page.console_messages.append(message.text))
+    return page
 
 
 def violations(page: Any) -> list[str]:

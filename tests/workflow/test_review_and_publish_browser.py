@@ -3,42 +3,14 @@ publishes over a failing check with a written reason, and readers see the entry.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import User
 
 from editorial.models import WorkflowEvent
 from glossary.models import Entry
-
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop; the ORM calls in this test are synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+from tests.browser import ARTIFACTS
 
 
 def _log_in(browser: Any, base: str, user: User) -> Any:
