@@ -42,10 +42,10 @@ def check_due_sources() -> dict[str, int]:
 def check_sources(source_ids: list[int], lease: str) -> dict[str, int]:
     """Check the sources still claimed under `lease` and record the results."""
     claim = service.Claim(lease=datetime.fromisoformat(lease), source_ids=list(source_ids))
-    pairs = service.check_claimed(claim)
     counts: dict[str, int] = {}
-    for _source, result in pairs:
-        counts[str(result.outcome)] = counts.get(str(result.outcome), 0) + 1
+    for results in service.iter_check_claimed(claim):
+        for result in results:
+            counts[str(result.outcome)] = counts.get(str(result.outcome), 0) + 1
     return counts
 
 

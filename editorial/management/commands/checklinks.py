@@ -129,7 +129,7 @@ class Command(BaseCommand):
 
         results: list[CheckResult] = []
         if claim.source_ids:
-            results += [r for _s, r in service.check_claimed(claim, options, progress)]
+            results += service.check_claimed(claim, options, progress)
         if opts["urls"]:
             url_results = service.run_checks(opts["urls"], options, progress)
             service.record_urls(url_results)
