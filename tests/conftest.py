@@ -96,3 +96,19 @@ def browser() -> Any:
 
     with chromium() as launched:
         yield launched
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_lingering_sessions(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """End sessions the live server's request threads kept open (CONN_MAX_AGE), so the
+    PostgreSQL test database can be dropped at the end of the run."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
