@@ -100,9 +100,8 @@ def _drop_furniture(html: str) -> str:
     depth = 0
     for match in _TAG.finditer(html):
         closing, name, attrs = match.groups()
-        name = name.lower()
         if skipping is not None:
-            if name == skipping:
+            if name.lower() == skipping:
                 if closing:
                     depth -= 1
                     if depth == 0:
@@ -111,13 +110,22 @@ def _drop_furniture(html: str) -> str:
                 elif not attrs.endswith("/"):
                     depth += 1
             continue
-        if closing or name in _VOID_TAGS or attrs.endswith("/"):
+        if closing:  # the common case first: a closing tag never starts a skip
             continue
-        if name in _SKIP_TAGS or (
-            attrs and _may_be_furniture(attrs) and _AD_ATTRIBUTE.search(attrs)
+        name = name.lower()
+        if name in _SKIP_TAGS:
+            if attrs.endswith("/"):
+                continue
+        elif (
+            not attrs
+            or name in _VOID_TAGS
+            or attrs.endswith("/")
+            or not _may_be_furniture(attrs)
+            or not _AD_ATTRIBUTE.search(attrs)
         ):
-            kept.append(html[position : match.start()])
-            skipping, depth = name, 1
+            continue
+        kept.append(html[position : match.start()])
+        skipping, depth = name, 1
     if skipping is None:
         kept.append(html[position:])
     return "".join(kept)

@@ -67,3 +67,23 @@ def test_an_ad_slot_is_dropped_with_everything_nested_inside_it() -> None:
         "<p>Kept text.</p></main>"
     )
     assert main_text(html) == "kept text."
+
+
+# Computed by the first implementation; stored fingerprints are compared with new ones,
+# so a faster fingerprint must give exactly the same hash or every confirmed source
+# would be flagged "changed since confirmed" after an upgrade.
+PINNED_PAGE = """<!doctype html><html><head><title>T</title><style>p{}</style></head><body>
+<nav><a href="/">Home</a><nav>inner</nav></nav><header role=banner>Site</header>
+<div class="ad-slot" data-ad-slot="1"><p>Buy <b>now</b></p></div><ins class=adsbygoogle></ins>
+<main><h1>Interconnect</h1><p>An <em>interconnect</em> links two networks &amp; carries traffic.</p>
+<p hidden>secret</p><img src=x alt="a"/><p>Updated 10:15 pm, 2026-11-30T09:00:00Z.</p>
+<aside>related</aside><a title="<nav>" href="/x">see also</a><br/></main>
+<footer>© 2026</footer><script>var a = "<main>";</script></body></html>"""
+
+
+def test_the_fingerprint_of_a_known_page_never_changes_between_versions() -> None:
+    assert (
+        fingerprint(PINNED_PAGE)
+        == "9811bf46fac87d2420cf9e3c2dd50ddadbb007eb6697675487ffeb60581c7988"
+    )
+    assert fingerprint(PINNED_PAGE, "text/plain") != fingerprint(PINNED_PAGE)

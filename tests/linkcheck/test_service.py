@@ -160,3 +160,25 @@ def test_due_selection_uses_the_clock(make_source) -> None:
         assert service.claim_due().source_ids == []
     with time_machine.travel(NOW + timedelta(days=1, seconds=1), tick=False):
         assert service.claim_due().source_ids == [source.pk]
+
+
+def test_a_claim_larger_than_a_chunk_is_checked_and_recorded_chunk_by_chunk(
+    server: LocalSite, make_source, monkeypatch, django_assert_num_queries
+) -> None:
+    monkeypatch.setattr(service, "CHUNK_SIZE", 2)
+    sources = [make_source(url=server.url(f"/ok?page={i}")) for i in range(5)]
+    taken = make_source(url=server.url("/ok?page=taken"))
+    claim = service.claim_sources([s.pk for s in sources] + [taken.pk])
+    # Another run claims one source of the last chunk before this run reaches it.
+    service.claim_sources([taken.pk], now=timezone.now() + timedelta(minutes=1))
+    # Seven statements a chunk, however large: load, citations, savepoint, lock,
+    # one executemany UPDATE, one executemany INSERT, release.
+    with django_assert_num_queries(3 * 7):
+        chunks = list(service.iter_check_claimed(claim))
+    assert [len(chunk) for chunk in chunks] == [2, 2, 1]
+    assert LinkCheck.objects.count() == 5
+    assert not LinkCheck.objects.filter(source=taken).exists()
+    for source in sources:
+        source.refresh_from_db()
+        assert source.last_outcome == "ok" and source.health == Source.Health.OK
+    assert len(server.requests) == 10  # HEAD and GET for each claimed page, once

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from editorial.linkcheck.classify import Outcome
-from tests.linkcheck.helpers import check_one
+from tests.linkcheck.helpers import check, check_one
 from tests.linkcheck.server import LocalSite
 
 
@@ -95,3 +95,26 @@ def test_a_name_with_an_allowed_and_a_refused_address_connects_only_to_the_allow
     # localhost is 127.0.0.1 and ::1 here; only 127.0.0.1 is on the allow-list.
     result = check_one(f"http://localhost:{server.port}/ok")
     assert result.outcome is Outcome.OK
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_a_refused_address_stays_refused_for_every_url_and_hop_of_a_run(
+    server: LocalSite, network_fence: list[str]
+) -> None:
+    # The guard's verdict on an IP literal is remembered for the run: the second
+    # and third URLs on the refused host must get the refusal too, not a pass.
+    refused = f"http://[::1]:{server.port}/ok"
+    results = check(
+        refused,
+        f"{refused}?again",
+        server.url(f"/redirect/302?to=http://[::1]:{server.port}/ok"),
+        server.url("/ok"),
+    )
+    assert [r.outcome for r in results] == [Outcome.REFUSED] * 3 + [Outcome.OK]
+    # Only the redirect hop and the allowed page reached the server.
+    assert sorted(path.split("?")[0] for _method, path in server.requests) == [
+        "/ok",
+        "/ok",
+        "/redirect/302",
+    ]
+    assert network_fence == []
