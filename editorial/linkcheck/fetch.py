@@ -293,9 +293,7 @@ class Checker:
         self._queue.put_nowait((url, future))
         return future
 
-    async def _work(
-        self, queue: asyncio.Queue[tuple[str, asyncio.Future[CheckResult]] | None]
-    ) -> None:
+    async def _work(self, queue: asyncio.Queue[_Job]) -> None:
         while True:
             job = await queue.get()
             if job is None:
