@@ -11,6 +11,7 @@ from django.db import connection
 from django.test import override_settings
 
 from editorial import health
+from tests.production.conftest import free_port
 from tests.production.deployfiles import ROOT
 
 
@@ -134,3 +135,37 @@ def test_the_container_healthcheck_script_passes_on_healthz_and_fails_when_down(
 
 def test_a_post_to_readyz_is_not_a_health_check(client, db):
     assert client.post("/readyz").status_code == 404
+
+
+def test_readyz_reports_an_unreachable_database_and_healthz_still_answers():
+    # A separate process, because this test's own database must stay reachable.
+    port = free_port()
+    script = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "c = Client()\n"
+        "print(c.get('/healthz').status_code)\n"
+        "r = c.get('/readyz')\n"
+        "print(r.status_code)\n"
+        "print(r.content.decode())\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "editorial.settings",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:{port}/gone",
+        "REDIS_URL": "",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    healthz, readyz, body = result.stdout.split("\n", 2)
+    assert healthz == "200"
+    assert readyz == "503"
+    assert '"database": {"ok": false' in body.replace("\n", "")
+    assert f":{port}" not in body
