@@ -19,7 +19,9 @@ class TimestampFormField(forms.CharField):
         kwargs.pop("max_value", None)
         kwargs.pop("min_value", None)
         kwargs.pop("step_size", None)
-        kwargs.setdefault("widget", forms.TextInput(attrs={"size": 8, "placeholder": "25:38"}))
+        # Always a text input: the admin would hand us its number widget, and a
+        # browser empties a type="number" input that holds "25:38".
+        kwargs["widget"] = forms.TextInput(attrs={"size": 8, "placeholder": "25:38"})
         super().__init__(**kwargs)
 
     def prepare_value(self, value: Any) -> Any:
