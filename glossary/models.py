@@ -50,6 +50,13 @@ def normalise_url(url: str) -> str:
     )
 
 
+def source_title(publisher: str, title: str) -> str:
+    """ "NVIDIA: NVLink and NVLink Switch", or just the title when the publisher is the same."""
+    if publisher and publisher != title:
+        return f"{publisher}: {title}"
+    return title
+
+
 def deep_link(url: str, style: str, seconds: int | None) -> str:
     """`url` opened at `seconds`: #t= (W3C media fragment), YouTube's t=…s, or ?t=."""
     if not url or seconds is None:
@@ -607,9 +614,7 @@ class Source(models.Model):
 
     @property
     def display_title(self) -> str:
-        if self.publisher and self.publisher != self.title:
-            return f"{self.publisher}: {self.title}"
-        return self.title
+        return source_title(self.publisher, self.title)
 
     @property
     def changed_since_confirmed(self) -> bool:

@@ -13,7 +13,7 @@ from django.utils.text import slugify
 
 from glossary import jsonld
 from glossary.markdown import render_markdown
-from glossary.models import deep_link
+from glossary.models import deep_link, source_title
 from glossary.timestamps import format_timestamp, iso_duration
 
 
@@ -186,11 +186,7 @@ def article_context(data: dict[str, Any], live_ids: set[int]) -> dict[str, Any]:
     ]
     sources = [
         SourceLine(
-            title=(
-                f"{c['source']['publisher']}: {c['source']['title']}"
-                if c["source"]["publisher"] and c["source"]["publisher"] != c["source"]["title"]
-                else c["source"]["title"]
-            ),
+            title=source_title(c["source"]["publisher"], c["source"]["title"]),
             url=c["source"]["url"],
             note=c["note"],
             checked_on=datetime.date.fromisoformat(c["checked_on"]) if c["checked_on"] else None,

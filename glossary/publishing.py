@@ -268,10 +268,10 @@ def save_version(entry: Entry, *, user: User = None, comment: str = "") -> Entry
         comment=comment,
     )
     episodes = [r["episode"] for r in data["references"]] + [q["episode"] for q in data["quotes"]]
-    episodes += [d["episode"] for d in _all_disclosures(data)]
+    episodes += [d["episode"] for d in all_disclosures(data)]
     people = [r["speaker"] for r in data["references"]] + [q["speaker"] for q in data["quotes"]]
-    people += [d["person"] for d in _all_disclosures(data)]
-    orgs = [d["organisation"] for d in _all_disclosures(data)]
+    people += [d["person"] for d in all_disclosures(data)]
+    orgs = [d["organisation"] for d in all_disclosures(data)]
     orgs += [q["affiliation"] for q in data["quotes"]]
     orgs += [r["affiliation"] for r in data["references"]]
     version.episodes.set(_ids(episodes))
@@ -283,7 +283,8 @@ def save_version(entry: Entry, *, user: User = None, comment: str = "") -> Entry
     return version
 
 
-def _all_disclosures(data: dict[str, Any]) -> list[dict[str, Any]]:
+def all_disclosures(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every disclosure in a snapshot: those placed after a reference, then the loose ones."""
     return [d for r in data["references"] for d in r["disclosures"]] + data["disclosures"]
 
 

@@ -50,6 +50,7 @@ from glossary.models import (
     Person,
     Sponsorship,
 )
+from glossary.publishing import all_disclosures
 from glossary.search import normalise_query, search
 from glossary.timestamps import format_timestamp, iso_duration
 
@@ -572,8 +573,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     disclosures = []
     for v in versions:
         data = v["data"]
-        every = [d for r in data["references"] for d in r["disclosures"]] + data["disclosures"]
-        for d in every:
+        for d in all_disclosures(data):
             if d["organisation"] and d["organisation"]["id"] == found.pk:
                 disclosures.append({"text": d["text"], "kind": d["kind"], "entry": v})
     return _page(
