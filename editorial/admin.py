@@ -16,7 +16,11 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from editorial import workflow
-from editorial.admin_forms import CitationForm, PreloadingInlineFormSet
+from editorial.admin_forms import (
+    CitationForm,
+    KnownAutocompleteSelect,
+    PreloadingInlineFormSet,
+)
 from editorial.admin_linkcheck import SourceLinkHealthMixin
 from editorial.gates import gate_panel
 from editorial.models import WorkflowEvent
@@ -50,6 +54,14 @@ class EntryPartInline(admin.StackedInline):
     formset = PreloadingInlineFormSet
     extra = 0
     show_change_link = False
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name in self.get_autocomplete_fields(request) and "widget" not in kwargs:
+            # Labels its selected value from what the formset preloaded, not a query per row.
+            kwargs["widget"] = KnownAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class EpisodeReferenceInline(EntryPartInline):

@@ -45,28 +45,18 @@ class PreloadingInlineFormSet(forms.BaseInlineFormSet):
         self._share_choices()
 
     def _preload_autocompletes(self) -> None:
-        names = {
-            name
-            for form in self.forms[:1] or [self.empty_form]
-            for name, field in form.fields.items()
-            if isinstance(getattr(field.widget, "widget", None), AutocompleteSelect)
-        }
-        for name in names:
-            field = self.form.base_fields.get(name) or self.empty_form.fields[name]
-            model: type[Model] = self.empty_form.fields[name].queryset.model
+        empty = self.empty_form
+        for name, field in empty.fields.items():
+            widget = getattr(field.widget, "widget", None)  # inside the related-field wrapper
+            if not isinstance(widget, KnownAutocompleteSelect):
+                continue
             values = {
                 str(v) for form in self.forms for v in [form[name].value()] if v not in ("", None)
             }
-            known = (
-                {str(obj.pk): str(obj) for obj in self._label_queryset(model, values)}
-                if values
-                else {}
-            )
-            del field
-            for form in [*self.forms, self.empty_form]:
-                widget = form.fields[name].widget.widget
-                widget.__class__ = KnownAutocompleteSelect
-                widget.known = known
+            objects = self._label_queryset(field.queryset.model, values) if values else []
+            known = {str(obj.pk): str(obj) for obj in objects}
+            for form in [*self.forms, empty]:
+                form.fields[name].widget.widget.known = known
 
     @staticmethod
     def _label_queryset(model: type[Model], pks: set[str]) -> Any:
