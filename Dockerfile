@@ -17,13 +17,14 @@ ENV PATH=/venv/bin:$PATH \
     PYTHONPATH=/app \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    DJANGO_SETTINGS_MODULE=editorial.settings
+    DJANGO_SETTINGS_MODULE=config.settings
 RUN groupadd --system --gid 10001 app \
  && useradd --system --uid 10001 --gid app --home-dir /app --shell /usr/sbin/nologin app \
  && install -d -o app -g app /var/lib/glossary
 COPY --from=build /venv /venv
 WORKDIR /app
 COPY manage.py pyproject.toml ./
+COPY config ./config
 COPY editorial ./editorial
 COPY glossary ./glossary
 COPY templates ./templates
@@ -32,4 +33,4 @@ COPY docker ./docker
 RUN STATIC_MANIFEST=true python manage.py collectstatic --noinput
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "--config", "docker/gunicorn.conf.py", "editorial.wsgi:application"]
+CMD ["gunicorn", "--config", "docker/gunicorn.conf.py", "config.wsgi:application"]

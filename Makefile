@@ -59,10 +59,10 @@ e2e: $(VENV)/.installed
 	$(BIN)/pytest -m e2e $(PYTEST_ARGS)
 
 worker: $(VENV)/.installed
-	$(BIN)/celery -A editorial worker --loglevel=INFO
+	$(BIN)/celery -A config worker --loglevel=INFO
 
 beat: $(VENV)/.installed
-	$(BIN)/celery -A editorial beat --loglevel=INFO
+	$(BIN)/celery -A config beat --loglevel=INFO
 
 bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py

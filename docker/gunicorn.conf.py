@@ -1,13 +1,13 @@
 """gunicorn settings for the web service, read from the environment.
 
-Logs go through editorial.logging, so gunicorn's own messages are JSON lines
+Logs go through config.logging, so gunicorn's own messages are JSON lines
 like the app's. Access lines come from the app (RequestIdMiddleware), with the
 request id, so gunicorn's access log stays off.
 """
 
 import os
 
-from editorial.logging import logging_config
+from config.logging import logging_config
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")  # noqa: S104 - inside the container
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))

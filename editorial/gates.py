@@ -26,18 +26,17 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import datetime
-import zoneinfo
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet, Subquery
-from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.safestring import SafeString
 
+from editorial import newsroom
+from editorial.models import InterestDisclosureWaiver
 from glossary.models import (
     Appearance,
     Citation,
@@ -66,6 +65,21 @@ class GateResult:
     blocking: bool
     message: str
     fix_url: str | None = None
+
+    @classmethod
+    def ok(cls, code: str, message: str, *, blocking: bool) -> GateResult:
+        """A check that passed; `blocking` says whether failing it would stop publishing."""
+        return cls(code, passed=True, blocking=blocking, message=message)
+
+    @classmethod
+    def block(cls, code: str, message: str, fix_url: str | None) -> GateResult:
+        """A failed check that stops publishing unless an editor overrides it with a reason."""
+        return cls(code, passed=False, blocking=True, message=message, fix_url=fix_url)
+
+    @classmethod
+    def warn(cls, code: str, message: str, fix_url: str | None) -> GateResult:
+        """A failed check the editor reads and decides on; it does not stop publishing."""
+        return cls(code, passed=False, blocking=False, message=message, fix_url=fix_url)
 
     @property
     def blocks(self) -> bool:
@@ -121,12 +135,6 @@ def _episode_label(episode: Episode) -> str:
     if not episode.title or episode.title.strip().lower() == f"episode {episode.number}":
         return f"episode {episode.number}"
     return f"episode {episode.number} (“{_short(episode.title, 50)}”)"
-
-
-def newsroom_today(now: datetime.datetime) -> datetime.date:
-    """The date in the newsroom's zone at `now`: citation ages count newsroom days."""
-    zone = zoneinfo.ZoneInfo(settings.NEWSROOM_TIME_ZONE)
-    return now.astimezone(zone).date()
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -254,23 +262,19 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
     summary = entry.summary.strip()
     if not summary:
         return [
-            GateResult(
+            GateResult.block(
                 SUMMARY_PRESENT,
-                False,
-                True,
                 "The summary is empty. Search results, feeds and the index show it, so write "
                 "one or two sentences.",
                 _entry_url(entry),
             )
         ]
-    results = [GateResult(SUMMARY_PRESENT, True, True, "The entry has a summary.", None)]
+    results = [GateResult.ok(SUMMARY_PRESENT, "The entry has a summary.", blocking=True)]
     if len(summary) > limit:
         over = _plural(len(summary) - limit, "character")
         results.append(
-            GateResult(
+            GateResult.warn(
                 SUMMARY_LENGTH,
-                False,
-                False,
                 f"The summary is {len(summary)} characters; search engines cut meta "
                 f"descriptions after about {limit}, so search results will show "
                 f"it cut short. Shorten it by {over}.",
@@ -279,13 +283,11 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
         )
     else:
         results.append(
-            GateResult(
+            GateResult.ok(
                 SUMMARY_LENGTH,
-                True,
-                False,
                 f"The summary is {len(summary)} characters, within the {limit} "
                 "a meta description can show.",
-                None,
+                blocking=False,
             )
         )
     return results
@@ -297,55 +299,47 @@ def _citation_checks(
     fix = _entry_url(entry, "citations")
     if not citations:
         return [
-            GateResult(
+            GateResult.block(
                 HAS_SOURCE,
-                False,
-                True,
                 "The entry cites no source. Add at least one citation under “Citations”.",
                 fix,
             )
         ]
     results = [
-        GateResult(
-            HAS_SOURCE, True, True, f"The entry cites {_plural(len(citations), 'source')}.", None
+        GateResult.ok(
+            HAS_SOURCE, f"The entry cites {_plural(len(citations), 'source')}.", blocking=True
         )
     ]
     window = settings.CITATION_FRESHNESS_DAYS
-    today = newsroom_today(now)
+    today = newsroom.today(now)
     stale = []
     for citation in citations:
         title = _short(citation.source.display_title)
         if citation.checked_on is None:
             stale.append(
-                GateResult(
+                GateResult.block(
                     CITATION_FRESH,
-                    False,
-                    True,
                     f"The citation of “{title}” has never been checked. A fact-checker "
                     "confirms it still supports the entry and sets “checked on”.",
                     fix,
                 )
             )
             continue
-        age = (today - citation.checked_on).days
-        if age > window:
+        if citation.is_stale(today):
+            age = (today - citation.checked_on).days
             stale.append(
-                GateResult(
+                GateResult.block(
                     CITATION_FRESH,
-                    False,
-                    True,
                     f"The citation of “{title}” was last checked {_plural(age, 'day')} ago; "
                     f"the freshness window is {_plural(window, 'day')}.",
                     fix,
                 )
             )
     results += stale or [
-        GateResult(
+        GateResult.ok(
             CITATION_FRESH,
-            True,
-            True,
             f"Every citation was checked within the last {_plural(window, 'day')}.",
-            None,
+            blocking=True,
         )
     ]
 
@@ -356,10 +350,8 @@ def _citation_checks(
         source_url = _url("admin:glossary_source_change", source.pk)
         if source.health == Source.Health.BROKEN:
             broken.append(
-                GateResult(
+                GateResult.block(
                     SOURCE_NOT_BROKEN,
-                    False,
-                    True,
                     f"The source “{title}” is broken: its address ({source.url}) has failed "
                     "repeated checks. Replace the source, or mark it dead and give an archive "
                     "copy.",
@@ -369,17 +361,15 @@ def _citation_checks(
         elif source.health == Source.Health.MOVED:
             where = f" to {source.suggested_url}" if source.suggested_url else ""
             results.append(
-                GateResult(
+                GateResult.warn(
                     SOURCE_MOVED,
-                    False,
-                    False,
                     f"The source “{title}” has moved{where}. Update its address so readers "
                     "are not redirected.",
                     source_url,
                 )
             )
     results += broken or [
-        GateResult(SOURCE_NOT_BROKEN, True, True, "No cited source is broken.", None)
+        GateResult.ok(SOURCE_NOT_BROKEN, "No cited source is broken.", blocking=True)
     ]
     return results
 
@@ -398,22 +388,16 @@ def _timestamp_checks(
         fix = _entry_url(entry, inline)
         if episode is None:
             findings.append(
-                GateResult(
-                    TIMESTAMP_IN_EPISODE,
-                    False,
-                    True,
-                    f"{what} does not say which episode it comes from.",
-                    fix,
+                GateResult.block(
+                    TIMESTAMP_IN_EPISODE, f"{what} does not say which episode it comes from.", fix
                 )
             )
             return
         if seconds is None:
             if required:
                 findings.append(
-                    GateResult(
+                    GateResult.block(
                         TIMESTAMP_IN_EPISODE,
-                        False,
-                        True,
                         f"{what} in {_episode_label(episode)} has no timestamp.",
                         fix,
                     )
@@ -421,10 +405,8 @@ def _timestamp_checks(
             return
         if episode.duration is None:
             findings.append(
-                GateResult(
+                GateResult.warn(
                     TIMESTAMP_IN_EPISODE,
-                    False,
-                    False,
                     f"{what} at {format_timestamp(seconds)} cannot be checked: "
                     f"{_episode_label(episode)} has no duration recorded. Add the episode's "
                     "length.",
@@ -433,10 +415,8 @@ def _timestamp_checks(
             )
         elif seconds > episode.duration:
             findings.append(
-                GateResult(
+                GateResult.block(
                     TIMESTAMP_IN_EPISODE,
-                    False,
-                    True,
                     f"{what} is at {format_timestamp(seconds)}, past the end of "
                     f"{_episode_label(episode)}, which runs {format_timestamp(episode.duration)}.",
                     fix,
@@ -470,12 +450,10 @@ def _timestamp_checks(
     if not any(f.blocks for f in findings):
         findings.insert(
             0,
-            GateResult(
+            GateResult.ok(
                 TIMESTAMP_IN_EPISODE,
-                True,
-                True,
                 "Every quote and episode reference has an episode and a timestamp within it.",
-                None,
+                blocking=True,
             ),
         )
     return findings
@@ -495,10 +473,8 @@ def _sponsorship_checks(
         episode = sponsors[0].episode
         names = ", ".join(s.organisation.name for s in sponsors)
         results.append(
-            GateResult(
+            GateResult.block(
                 SPONSORSHIP_DISCLOSED,
-                False,
-                True,
                 f"The entry draws on {_episode_label(episode)}, which was sponsored by {names}, "
                 "but has no sponsorship disclosure for it. Generate the sentence from the "
                 "episode's data, or write one under “Disclosures”.",
@@ -513,7 +489,7 @@ def _sponsorship_checks(
             if n
             else "None of the episodes the entry draws on had a sponsor."
         )
-        results.append(GateResult(SPONSORSHIP_DISCLOSED, True, True, message, None))
+        results.append(GateResult.ok(SPONSORSHIP_DISCLOSED, message, blocking=True))
     return results
 
 
@@ -541,10 +517,8 @@ def _interest_checks(
         org = a.affiliation
         assert org is not None  # noqa: S101 - filtered on affiliation__isnull=False
         results.append(
-            GateResult(
+            GateResult.warn(
                 INTEREST_DISCLOSED,
-                False,
-                False,
                 f"{a.person.name} spoke for {org.name} in {_episode_label(a.episode)}, and the "
                 f"entry has no disclosure of {org.name}'s interest. Add a commercial-interest "
                 "disclosure, or mark it not needed for this entry.",
@@ -554,12 +528,10 @@ def _interest_checks(
         )
     if not results:
         results.append(
-            GateResult(
+            GateResult.ok(
                 INTEREST_DISCLOSED,
-                True,
-                False,
                 "Every quoted guest's organisation has a disclosure or was marked not needed.",
-                None,
+                blocking=False,
             )
         )
     return results
@@ -567,8 +539,6 @@ def _interest_checks(
 
 def _waivers(ids: Subquery) -> list[tuple[int, int]]:
     """(entry, organisation) pairs an editor marked as needing no interest disclosure."""
-    from editorial.models import InterestDisclosureWaiver
-
     return list(
         InterestDisclosureWaiver.objects.filter(entry__in=ids).values_list(
             "entry_id", "organisation_id"
@@ -578,10 +548,8 @@ def _waivers(ids: Subquery) -> list[tuple[int, int]]:
 
 def _see_also_checks(entry: Entry, see_also: list[SeeAlso]) -> list[GateResult]:
     results = [
-        GateResult(
+        GateResult.warn(
             SEE_ALSO_PUBLISHED,
-            False,
-            False,
             f"The see-also link to “{s.target.term}” points at an entry that is not published; "
             "readers will see its name without a link until it is.",
             _url("admin:glossary_entry_change", s.target_id),
@@ -590,47 +558,11 @@ def _see_also_checks(entry: Entry, see_also: list[SeeAlso]) -> list[GateResult]:
         if s.target.live_version_id is None
     ]
     return results or [
-        GateResult(
+        GateResult.ok(
             SEE_ALSO_PUBLISHED,
-            True,
-            False,
             "Every see-also link points at a published entry."
             if see_also
             else "The entry has no see-also links.",
-            None,
+            blocking=False,
         )
     ]
-
-
-def gate_panel(entry: Entry | None, *, now: datetime.datetime | None = None) -> SafeString:
-    """The gate results as HTML for the entry's change page (a readonly field).
-
-    Blocking failures first, then warnings, then what passed.
-    """
-    if entry is None or entry.pk is None:
-        return render_to_string("editorial/gates_panel.html", {"unsaved": True})
-    from editorial.models import ScheduledAction
-    from editorial.scheduling import format_newsroom
-
-    results = run_gates(entry, now=now)
-    # The entry's waiting schedule, or its last scheduled action if that failed:
-    # the editor who scheduled it learns here (and on the dashboard) why it did not run.
-    schedule = (
-        ScheduledAction.objects.filter(entry=entry)
-        .exclude(state=ScheduledAction.State.CANCELLED)
-        .order_by("-created_at", "-pk")
-        .first()
-    )
-    if schedule is not None and schedule.state == ScheduledAction.State.DONE:
-        schedule = None
-    return render_to_string(
-        "editorial/gates_panel.html",
-        {
-            "schedule": schedule,
-            "schedule_when": format_newsroom(schedule.due_at) if schedule else "",
-            "blocking": blocking_failures(results),
-            "warnings": warnings(results),
-            "passed": [r for r in results if r.passed],
-            "entry": entry,
-        },
-    )

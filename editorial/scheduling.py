@@ -2,7 +2,7 @@
 
 Times are entered and shown in the newsroom's zone (settings.NEWSROOM_TIME_ZONE)
 and stored in UTC. `run_due` is called every minute by the beat task in
-editorial.scheduling_tasks. It is safe to run any number of times at once:
+editorial.tasks. It is safe to run any number of times at once:
 
 - each due row is claimed with ``UPDATE … SET state='running' WHERE pk=… AND
   state='pending'`` inside the same transaction that carries out the action.
@@ -20,74 +20,23 @@ from __future__ import annotations
 
 import datetime
 import logging
-import zoneinfo
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from editorial import workflow
 from editorial.models import ScheduledAction, SchedulerHeartbeat
+from editorial.newsroom import format_instant, from_local
 from editorial.permissions import Action, require
 from glossary.models import Entry
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT_NAME = "scheduled-publishing"
-
-
-def newsroom_zone() -> zoneinfo.ZoneInfo:
-    return zoneinfo.ZoneInfo(settings.NEWSROOM_TIME_ZONE)
-
-
-def zone_label(at: datetime.datetime | None = None) -> str:
-    """The zone as editors read it, e.g. "America/New_York (EST)" (EDT in summer)."""
-    zone = newsroom_zone()
-    at = at or timezone.now()
-    abbreviation = at.astimezone(zone).tzname()
-    name = settings.NEWSROOM_TIME_ZONE
-    return f"{name} ({abbreviation})" if abbreviation and abbreviation != name else name
-
-
-def to_newsroom(at: datetime.datetime) -> datetime.datetime:
-    return at.astimezone(newsroom_zone())
-
-
-def format_newsroom(at: datetime.datetime | None) -> str:
-    """A UTC instant as the newsroom reads it: "Dec 1, 2026, 09:00 EST"."""
-    if at is None:
-        return ""
-    local = to_newsroom(at)
-    return f"{local:%b} {local.day}, {local:%Y}, {local:%H:%M} {local.tzname()}"
-
-
-def from_newsroom(naive: datetime.datetime) -> datetime.datetime:
-    """A wall-clock time in the newsroom's zone as an aware datetime.
-
-    Refuses times that do not exist (the hour skipped when clocks go forward)
-    or happen twice (the hour repeated when they go back), naming the problem.
-    """
-    zone = newsroom_zone()
-    if timezone.is_aware(naive):
-        return naive
-    first = naive.replace(tzinfo=zone, fold=0)
-    second = naive.replace(tzinfo=zone, fold=1)
-    if first.utcoffset() != second.utcoffset():
-        roundtrip = first.astimezone(datetime.UTC).astimezone(zone).replace(tzinfo=None)
-        if roundtrip != naive:
-            raise ValidationError(
-                f"{naive:%H:%M} on {naive:%b %d} does not exist in {settings.NEWSROOM_TIME_ZONE}: "
-                "the clocks skip that hour. Choose another time.",
-                code="nonexistent",
-            )
-        raise ValidationError(
-            f"{naive:%H:%M} on {naive:%b %d} happens twice in {settings.NEWSROOM_TIME_ZONE} "
-            "as the clocks go back. Choose a time outside that hour.",
-            code="ambiguous",
-        )
-    return first
 
 
 def schedule(
@@ -102,10 +51,10 @@ def schedule(
     require(user, Action.SCHEDULE)
     now = now or timezone.now()
     if timezone.is_naive(due_at):
-        due_at = from_newsroom(due_at)
+        due_at = from_local(due_at)
     if due_at <= now:
         raise ValidationError(
-            f"{format_newsroom(due_at)} has already passed; choose a time in the future.",
+            f"{format_instant(due_at)} has already passed; choose a time in the future.",
             code="past",
         )
     if ScheduledAction.objects.filter(
@@ -202,12 +151,8 @@ class _Refused(Exception):
 
 
 def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[dict[str, Any]]]:
-    from django.core.exceptions import PermissionDenied
-
-    from editorial import workflow
-
     entry, user = row.entry, row.created_by
-    when = format_newsroom(row.due_at)
+    when = format_instant(row.due_at)
     try:
         if row.action == ScheduledAction.Action.PUBLISH:
             workflow.publish_entry(entry, user=user, comment="Scheduled publish.", now=now)
@@ -270,12 +215,12 @@ def scheduler_status(
             heartbeat.last_run_at,
             True,
             f"The scheduler last ran {minutes} minutes ago, at "
-            f"{format_newsroom(heartbeat.last_run_at)}; it should run every minute. "
+            f"{format_instant(heartbeat.last_run_at)}; it should run every minute. "
             "Scheduled publications are waiting: check that Celery beat and a worker are "
             "running.",
         )
     return SchedulerStatus(
         heartbeat.last_run_at,
         False,
-        f"The scheduler last ran at {format_newsroom(heartbeat.last_run_at)}.",
+        f"The scheduler last ran at {format_instant(heartbeat.last_run_at)}.",
     )

@@ -1,9 +1,13 @@
 """Celery tasks: thin wrappers that take ids, call plain functions, own retries.
 
-`check_due_sources` runs on beat: it claims the due sources and enqueues
-batches of `check_sources` after the claim commits. Both are safe to run
-twice: a claim is a conditional UPDATE, and results are recorded only while
-the claim holds (see editorial.linkcheck.service).
+Beat runs two of them (config/settings.py, CELERY_BEAT_SCHEDULE):
+
+- `check_due_sources` claims the due sources and enqueues batches of
+  `check_sources` after the claim commits. Both are safe to run twice: a claim
+  is a conditional UPDATE, and results are recorded only while the claim holds
+  (editorial.linkcheck.service).
+- `publish_due` carries out scheduled publications (editorial.scheduling.run_due),
+  each row claimed with a conditional UPDATE, so two runs at once are safe.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from celery import shared_task
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
+from editorial import scheduling
 from editorial.linkcheck import service, state
 
 # A database hiccup is worth retrying; anything else is a bug and should surface.
@@ -56,3 +61,16 @@ def queue_check_now(source_ids: list[int]) -> int:
         for batch in service.batches(claim.source_ids):
             transaction.on_commit(partial(check_sources.delay, batch, claim.lease.isoformat()))
     return len(claim.source_ids)
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(DatabaseError,),
+    retry_backoff=True,
+    max_retries=3,
+    # A run that waited in the queue past the next one adds nothing; drop it.
+    expires=120,
+)
+def publish_due() -> dict[str, list[int]]:
+    """Publish and unpublish what is due now, exactly once each."""
+    return scheduling.run_due().as_dict()

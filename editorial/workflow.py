@@ -21,6 +21,7 @@ from django.utils import timezone
 from editorial.gates import run_gates
 from editorial.models import WorkflowEvent
 from editorial.permissions import Action, require
+from editorial.versions import restore_working_copy
 from glossary import publishing
 from glossary.models import Entry, EntryVersion
 
@@ -320,8 +321,6 @@ def rollback_to(
     History is never rewritten: the result is the next version number, a copy of
     the old one. Readers keep seeing the live version until it is published.
     """
-    from editorial.versions import restore_working_copy
-
     require(user, Action.ROLLBACK)
     if version.entry_id != entry.pk:
         raise WorkflowError("That version belongs to another entry.")
@@ -330,10 +329,11 @@ def rollback_to(
         _check_state(locked, ROLLBACK_FROM, "rolled back (restore it from the archive first)")
         before = locked.status
         warnings = restore_working_copy(locked, version.data, user=user)
-        new = publishing.save_version(
+        new = publishing.record_edit(
             locked, user=user, comment=comment or f"Rolled back to version {version.number}."
         )
-        Entry.objects.filter(pk=locked.pk).update(status=Status.DRAFT, has_unpublished_changes=True)
+        # A rollback is a draft whatever the state it started from (even in review).
+        _set_status(locked, Status.DRAFT)
         _log(
             locked,
             WorkflowEvent.Action.ROLLBACK,

@@ -6,6 +6,7 @@ An `Entry` row is the editors' working copy; readers only ever see the
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -55,6 +56,11 @@ def source_title(publisher: str, title: str) -> str:
     if publisher and publisher != title:
         return f"{publisher}: {title}"
     return title
+
+
+def fingerprint_changed(confirmed: str, last: str) -> bool:
+    """Whether a page's text changed since a person confirmed it (SourceQuerySet says the same)."""
+    return bool(confirmed and last and last != confirmed)
 
 
 def deep_link(url: str, style: str, seconds: int | None) -> str:
@@ -533,6 +539,20 @@ class Disclosure(EntryPart):
             )
 
 
+# Sources whose page text changed after a person last confirmed them (the SQL form of
+# `fingerprint_changed`).
+CHANGED_SINCE_CONFIRMED = (
+    ~Q(confirmed_fingerprint="")
+    & ~Q(last_fingerprint="")
+    & ~Q(last_fingerprint=models.F("confirmed_fingerprint"))
+)
+
+
+class SourceQuerySet(models.QuerySet["Source"]):
+    def changed_since_confirmed(self) -> SourceQuerySet:
+        return self.filter(CHANGED_SINCE_CONFIRMED)
+
+
 class Source(models.Model):
     """A cited web page, one row per URL, shared by every entry that cites it."""
 
@@ -598,6 +618,8 @@ class Source(models.Model):
     )
     confirmed_at = models.DateTimeField(null=True, blank=True)
 
+    objects = SourceQuerySet.as_manager()
+
     class Meta:
         ordering = ["title"]
         indexes = [
@@ -618,11 +640,22 @@ class Source(models.Model):
 
     @property
     def changed_since_confirmed(self) -> bool:
-        return bool(
-            self.confirmed_fingerprint
-            and self.last_fingerprint
-            and self.last_fingerprint != self.confirmed_fingerprint
-        )
+        return fingerprint_changed(self.confirmed_fingerprint, self.last_fingerprint)
+
+
+def freshness_cutoff(today: datetime.date) -> datetime.date:
+    """The oldest check date still fresh on `today` (the newsroom's date)."""
+    return today - datetime.timedelta(days=settings.CITATION_FRESHNESS_DAYS)
+
+
+class CitationQuerySet(models.QuerySet["Citation"]):
+    def stale(self, today: datetime.date) -> CitationQuerySet:
+        """Citations never checked, or last checked outside the freshness window.
+
+        `today` is the newsroom's date (editorial.newsroom.today), so the window
+        counts the same days wherever the server runs.
+        """
+        return self.filter(Q(checked_on__isnull=True) | Q(checked_on__lt=freshness_cutoff(today)))
 
 
 class Citation(EntryPart):
@@ -641,6 +674,8 @@ class Citation(EntryPart):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
 
+    objects = CitationQuerySet.as_manager()
+
     class Meta(EntryPart.Meta):
         constraints = [
             models.UniqueConstraint(fields=["entry", "source"], name="citation_unique_per_entry")
@@ -648,6 +683,10 @@ class Citation(EntryPart):
 
     def __str__(self) -> str:
         return str(self.source)
+
+    def is_stale(self, today: datetime.date) -> bool:
+        """The rule of CitationQuerySet.stale, for a citation already in memory."""
+        return self.checked_on is None or self.checked_on < freshness_cutoff(today)
 
 
 class SeeAlso(EntryPart):

@@ -283,6 +283,25 @@ def save_version(entry: Entry, *, user: User = None, comment: str = "") -> Entry
     return version
 
 
+@transaction.atomic
+def record_edit(entry: Entry, *, user: User, comment: str = "") -> EntryVersion:
+    """Record a change to the working copy, credited to `user`, as the entry's next version.
+
+    The one place an edit is marked: who and when, "has unpublished changes",
+    and a published entry becomes a draft of its next version (readers keep the
+    live version until it is published). Every path that changes what an entry
+    would show readers calls this: the admin's save, rollback, one-click fixes.
+    """
+    status = Entry.Status.DRAFT if entry.status == Entry.Status.PUBLISHED else entry.status
+    now = timezone.now()
+    Entry.objects.filter(pk=entry.pk).update(
+        updated_at=now, updated_by=_user(user), has_unpublished_changes=True, status=status
+    )
+    entry.updated_at, entry.updated_by = now, _user(user)
+    entry.has_unpublished_changes, entry.status = True, status
+    return save_version(entry, user=user, comment=comment)
+
+
 def all_disclosures(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Every disclosure in a snapshot: those placed after a reference, then the loose ones."""
     return [d for r in data["references"] for d in r["disclosures"]] + data["disclosures"]

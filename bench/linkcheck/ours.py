@@ -29,7 +29,7 @@ def main() -> None:
     db = Path(tempfile.mkdtemp(prefix="bench-linkcheck-")) / "bench.sqlite3"
     os.environ.update(
         {
-            "DJANGO_SETTINGS_MODULE": "editorial.settings",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
             # Production shape: with DEBUG on, Django keeps and formats every query
             # (for executemany, every row's parameters), which no worker does.
             "DEBUG": "false",

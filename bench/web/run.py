@@ -84,7 +84,7 @@ def free_port() -> int:
 def app_env(db: Path, *, cached: bool) -> dict[str, str]:
     return {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "editorial.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "127.0.0.1",
@@ -112,7 +112,7 @@ def server(db: Path, *, cached: bool, workers: int, threads: int, log: Path):
     with log.open("w") as out:
         proc = subprocess.Popen(
             # The production image's own gunicorn settings (gthread, keep-alive).
-            [GUNICORN, "--config", "docker/gunicorn.conf.py", "editorial.wsgi:application"],
+            [GUNICORN, "--config", "docker/gunicorn.conf.py", "config.wsgi:application"],
             cwd=ROOT,
             env={
                 **app_env(db, cached=cached),

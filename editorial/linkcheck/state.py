@@ -21,7 +21,7 @@ from django.dispatch import Signal
 
 from editorial.linkcheck.classify import FAILURES, Outcome
 from editorial.linkcheck.fetch import CheckResult
-from glossary.models import LinkCheck, Source
+from glossary.models import LinkCheck, Source, fingerprint_changed
 
 Health = Source.Health
 
@@ -77,8 +77,9 @@ class SourceRow:
         for name, value in zip(self.LOAD_FIELDS, values, strict=True):
             setattr(self, name, value)
 
-    # The same rule as the model's, applied to these attributes.
-    changed_since_confirmed = property(Source.changed_since_confirmed.fget)  # type: ignore[attr-defined]
+    @property
+    def changed_since_confirmed(self) -> bool:
+        return fingerprint_changed(self.confirmed_fingerprint, self.last_fingerprint)
 
 
 @dataclass(frozen=True)

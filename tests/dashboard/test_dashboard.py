@@ -13,7 +13,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from editorial import dashboard, scheduling, workflow
+from editorial import scheduling, workflow
+from editorial.admin import dashboard
 from glossary.models import Citation, Entry, LinkCheck, Source
 
 NOW = datetime.datetime(2026, 11, 30, 15, 0, tzinfo=datetime.UTC)

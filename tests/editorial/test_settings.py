@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from editorial.env import env_bool, env_int, env_list
+from config.env import env_bool, env_int, env_list
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
         [
             sys.executable,
             "-c",
-            "import editorial.settings as s; print(s.DATABASES['default']['ENGINE'])",
+            "import config.settings as s; print(s.DATABASES['default']['ENGINE'])",
         ],
         cwd=ROOT,
         env=clean,

@@ -12,7 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from editorial import gates
-from editorial.gates import GateResult, blocking_failures, gate_panel, run_gates, warnings
+from editorial.admin.gates import gate_panel
+from editorial.gates import GateResult, blocking_failures, run_gates, warnings
 from glossary import publishing
 from glossary.models import (
     Appearance,

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from editorial.celery import app
+from config.celery import app
 from editorial.permissions import Role, sync_roles
 from glossary.models import Citation, LinkCheck, Source
 from tests.linkcheck.server import LocalSite

@@ -9,8 +9,8 @@ import pytest
 from django.conf import settings as django_settings
 from django.utils import timezone
 
+from config.celery import app
 from editorial import tasks
-from editorial.celery import app
 from glossary.models import LinkCheck, Source
 from tests.linkcheck.server import LocalSite
 

@@ -57,7 +57,7 @@ class Processes:
         self.running: list[subprocess.Popen[bytes]] = []
         self.env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "editorial.settings",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
             "DATABASE_URL": _database_url(),
             "REDIS_URL": REDIS_URL,
             "CELERY_BROKER_URL": REDIS_URL,

@@ -21,7 +21,7 @@ def run_django(database_url: str, code: str) -> str:
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
-        "DJANGO_SETTINGS_MODULE": "editorial.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "REDIS_URL": "",
         "CELERY_BROKER_URL": "memory://",
         "LOG_LEVEL": "WARNING",

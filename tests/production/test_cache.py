@@ -8,7 +8,7 @@ import pytest
 import redis
 from django.core.cache.backends.redis import RedisCache
 
-from editorial.cache import ResilientRedisCache
+from config.cache import ResilientRedisCache
 
 
 def make(url: str, backend: type = ResilientRedisCache) -> RedisCache:
@@ -29,7 +29,7 @@ def test_when_redis_is_away_reads_miss_and_writes_are_dropped(
     closed_redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     cache = make(closed_redis_url)
-    with caplog.at_level(logging.WARNING, logger="editorial.cache"):
+    with caplog.at_level(logging.WARNING, logger="config.cache"):
         assert cache.get("key", "default") == "default"
         assert cache.get_many(["a", "b"]) == {}
         cache.set("key", "value", timeout=None)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from editorial.health import HEALTH_PATH
+from config.health import HEALTH_PATH
 from tests.production.deployfiles import (
     ROOT,
     dockerfile_cmd,
@@ -89,11 +89,11 @@ def test_worker_and_beat_run_the_projects_celery_app(
     services: dict, dotenv: dict[str, str], name: str
 ) -> None:
     command = service_command(services[name], dotenv)
-    assert command[:3] == ["celery", "-A", "editorial"]
+    assert command[:3] == ["celery", "-A", "config"]
     assert command[3] == name
-    from editorial.celery import app
+    from config.celery import app
 
-    assert app.main == "editorial"
+    assert app.main == "glossary_desk"
     app.loader.import_default_modules()
     assert "editorial.tasks.check_due_sources" in app.tasks
 
@@ -161,7 +161,7 @@ def test_the_beat_healthcheck_watches_the_schedule_file_beat_writes(
 def test_the_worker_healthcheck_pings_this_worker_through_the_broker(services: dict) -> None:
     test = services["worker"]["healthcheck"]["test"]
     assert test[0] == "CMD-SHELL"
-    assert "celery -A editorial inspect ping" in test[1]
+    assert "celery -A config inspect ping" in test[1]
     assert "celery@$$HOSTNAME" in test[1]
 
 
@@ -231,8 +231,8 @@ def test_the_image_installs_from_pyproject_and_runs_as_a_non_root_user() -> None
     assert any(keyword == "COPY" and "pyproject.toml" in rest for keyword, rest in instructions)
     assert any(keyword == "RUN" and "pyproject.toml" in rest for keyword, rest in instructions)
     env = " ".join(rest for keyword, rest in instructions if keyword == "ENV")
-    assert "DJANGO_SETTINGS_MODULE=editorial.settings" in env
-    assert importlib.import_module("editorial.settings")
+    assert "DJANGO_SETTINGS_MODULE=config.settings" in env
+    assert importlib.import_module("config.settings")
     # Static files are collected at build time with hashed, compressed names.
     assert dockerfile_runs_after_copying_the_app() == [
         "STATIC_MANIFEST=true python manage.py collectstatic --noinput"
@@ -245,10 +245,10 @@ def test_the_image_copies_everything_the_app_reads_at_run_time() -> None:
         for keyword, rest in dockerfile_instructions()
         if keyword == "COPY" and not rest.startswith("--from")
     }
-    for needed in ["manage.py", "editorial", "glossary", "templates", "docker"]:
+    for needed in ["manage.py", "config", "editorial", "glossary", "templates", "docker"]:
         assert needed in copied, needed
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
-    for needed in ["editorial", "glossary", "templates", "docker", "manage.py"]:
+    for needed in ["config", "editorial", "glossary", "templates", "docker", "manage.py"]:
         assert needed not in ignored
 
 

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
-from editorial import health
+from config import health
 from tests.production.conftest import free_port
 from tests.production.deployfiles import ROOT
 
@@ -20,7 +20,7 @@ def redis_settings(url: str) -> dict[str, Any]:
         "CELERY_BROKER_URL": url,
         "CACHES": {
             "default": {
-                "BACKEND": "editorial.cache.ResilientRedisCache",
+                "BACKEND": "config.cache.ResilientRedisCache",
                 "LOCATION": url,
             }
         },
@@ -151,7 +151,7 @@ def test_readyz_reports_an_unreachable_database_and_healthz_still_answers():
     )
     env = {
         "PATH": "/usr/bin:/bin",
-        "DJANGO_SETTINGS_MODULE": "editorial.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:{port}/gone",
         "REDIS_URL": "",
     }

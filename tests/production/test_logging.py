@@ -11,7 +11,7 @@ import pytest
 from celery import shared_task
 from django.contrib.auth.models import User
 
-from editorial.logging import (
+from config.logging import (
     ContextFilter,
     JsonFormatter,
     attach_request_id,
@@ -58,7 +58,7 @@ def test_each_request_logs_one_json_line_with_its_request_id(client, db, capture
     response = client.get("/glossary/no-such-entry/")
     request_id = response["X-Request-ID"]
     assert len(request_id) == 32
-    access = [line for line in lines(captured) if line["logger"] == "editorial.request"]
+    access = [line for line in lines(captured) if line["logger"] == "glossary_desk.request"]
     assert len(access) == 1
     line = access[0]
     assert line["request_id"] == request_id
@@ -92,7 +92,7 @@ def test_two_requests_get_different_ids(client, db):
 
 def test_health_probes_log_at_debug_so_they_do_not_drown_the_log(client, db, captured):
     client.get("/healthz")
-    access = [line for line in lines(captured) if line["logger"] == "editorial.request"]
+    access = [line for line in lines(captured) if line["logger"] == "glossary_desk.request"]
     assert [line["level"] for line in access] == ["DEBUG"]
 
 

@@ -132,7 +132,7 @@ def test_the_guessers_address_comes_from_the_trusted_proxy(
 
 
 def test_client_ip_ignores_forwarded_addresses_without_a_trusted_proxy(rf: Any, settings: Any):
-    from editorial.security import client_ip
+    from config.security import client_ip
 
     settings.TRUSTED_PROXY_COUNT = 0
     request = rf.get("/", REMOTE_ADDR="198.51.100.1", HTTP_X_FORWARDED_FOR="1.2.3.4")

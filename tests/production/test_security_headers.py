@@ -142,7 +142,7 @@ def test_the_admin_login_page_satisfies_the_policy_for_strangers(client: Client,
 def test_a_view_that_sets_its_own_policy_keeps_it(rf: Any, settings: Any) -> None:
     from django.http import HttpResponse
 
-    from editorial.security import SecurityHeadersMiddleware
+    from config.security import SecurityHeadersMiddleware
 
     def view(request: Any) -> HttpResponse:
         response = HttpResponse("embed")
@@ -156,7 +156,7 @@ def test_a_view_that_sets_its_own_policy_keeps_it(rf: Any, settings: Any) -> Non
 def test_report_only_mode_sends_the_policy_without_enforcing_it(rf: Any, settings: Any) -> None:
     from django.http import HttpResponse
 
-    from editorial.security import SecurityHeadersMiddleware
+    from config.security import SecurityHeadersMiddleware
 
     settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = True
     response = SecurityHeadersMiddleware(lambda request: HttpResponse("x"))(rf.get("/"))

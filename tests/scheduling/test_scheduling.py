@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from editorial import scheduling
 from editorial.models import ScheduledAction, SchedulerHeartbeat, WorkflowEvent
-from editorial.scheduling_tasks import publish_due
+from editorial.tasks import publish_due
 from glossary.models import Citation, Entry
 
 from .conftest import BEFORE, DUE_UTC
@@ -165,5 +165,5 @@ def test_beat_runs_the_task_every_minute(settings: object) -> None:
     from django.conf import settings as live
 
     entry = live.CELERY_BEAT_SCHEDULE["publish-scheduled-entries"]
-    assert entry == {"task": "editorial.scheduling_tasks.publish_due", "schedule": 60.0}
+    assert entry == {"task": "editorial.tasks.publish_due", "schedule": 60.0}
     assert "linkcheck-due-sources" in live.CELERY_BEAT_SCHEDULE

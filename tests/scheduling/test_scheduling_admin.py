@@ -11,7 +11,7 @@ import time_machine
 from django.contrib.auth.models import User
 from django.test import Client
 
-from editorial import scheduling
+from editorial import newsroom, scheduling
 from editorial.models import ScheduledAction
 from glossary.models import Entry
 
@@ -42,8 +42,8 @@ def test_the_form_names_the_newsroom_zone(client: Client, editor: User) -> None:
 
 def test_the_zone_abbreviation_follows_daylight_saving_time(db: None) -> None:
     summer = datetime.datetime(2026, 7, 1, 12, tzinfo=datetime.UTC)
-    assert scheduling.zone_label(summer) == "America/New_York (EDT)"
-    assert scheduling.zone_label(BEFORE) == "America/New_York (EST)"
+    assert newsroom.zone_label(summer) == "America/New_York (EDT)"
+    assert newsroom.zone_label(BEFORE) == "America/New_York (EST)"
 
 
 def test_a_time_typed_in_new_york_is_stored_in_utc_and_shown_back_in_new_york(

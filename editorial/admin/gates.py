@@ -1,4 +1,7 @@
-"""Admin pages that fix what a publish gate found, in one click.
+"""The publish checks on the entry page, and the pages that fix what they found in one click.
+
+- *The checks panel* (`gate_panel`): every result of editorial.gates.run_gates,
+  blocking failures first, with the entry's waiting or failed schedule.
 
 - *Generate the sponsorship disclosure*: adds a sponsorship Disclosure with empty
   text for the episode; the page then shows the sentence made from the episode's
@@ -12,6 +15,8 @@ on the server (editorial.permissions).
 
 from __future__ import annotations
 
+import datetime
+
 from django.contrib import messages
 from django.contrib.admin import site
 from django.core.exceptions import PermissionDenied
@@ -19,10 +24,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.safestring import SafeString
 
-from editorial.models import InterestDisclosureWaiver
+from editorial import newsroom
+from editorial.gates import blocking_failures, run_gates, warnings
+from editorial.models import InterestDisclosureWaiver, ScheduledAction
 from editorial.permissions import Action, can
 from glossary.models import Disclosure, Entry, Episode, Organisation
 from glossary.publishing import sponsorship_sentence
@@ -127,5 +136,36 @@ def interest_not_needed(request: HttpRequest, entry_id: int, organisation_id: in
             "reason_field": True,
             "button": "Mark not needed",
             "cancel_url": _entry_change_url(entry, "disclosures-group"),
+        },
+    )
+
+
+def gate_panel(entry: Entry | None, *, now: datetime.datetime | None = None) -> SafeString:
+    """The gate results as HTML for the entry's change page (a readonly field).
+
+    Blocking failures first, then warnings, then what passed.
+    """
+    if entry is None or entry.pk is None:
+        return render_to_string("editorial/gates_panel.html", {"unsaved": True})
+    results = run_gates(entry, now=now)
+    # The entry's waiting schedule, or its last scheduled action if that failed:
+    # the editor who scheduled it learns here (and on the dashboard) why it did not run.
+    schedule = (
+        ScheduledAction.objects.filter(entry=entry)
+        .exclude(state=ScheduledAction.State.CANCELLED)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if schedule is not None and schedule.state == ScheduledAction.State.DONE:
+        schedule = None
+    return render_to_string(
+        "editorial/gates_panel.html",
+        {
+            "schedule": schedule,
+            "schedule_when": newsroom.format_instant(schedule.due_at) if schedule else "",
+            "blocking": blocking_failures(results),
+            "warnings": warnings(results),
+            "passed": [r for r in results if r.passed],
+            "entry": entry,
         },
     )

@@ -7,8 +7,8 @@ only, login redirect); each view checks its own permission too.
 from django.contrib.admin import site
 from django.urls import path
 
-from editorial.dashboard import dashboard_view
-from editorial.gates_admin import generate_sponsorship, interest_not_needed
+from editorial.admin.dashboard import dashboard_view
+from editorial.admin.gates import generate_sponsorship, interest_not_needed
 
 app_name = "desk"
 

@@ -1,53 +1,50 @@
-"""The editors' admin: one page edits an entry with everything it is made of."""
+"""The entry admin: one page edits an entry with everything it is made of.
+
+Every save of the working copy is recorded as a version credited to whoever
+saved (glossary.publishing.record_edit), after the form has checked nobody saved
+in between (editorial.admin.forms.ConflictCheckingForm). The workflow's own
+pages (submit, publish, history, compare, rollback, share) are in
+editorial.admin.entry_workflow; they and the bulk actions go through
+editorial.workflow, so gates, roles and the audit log apply to all of them.
+"""
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import Exists, OuterRef, Q, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import reverse
-from django.utils import timezone
-from django.utils.html import format_html
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, reverse
+from django.utils.safestring import SafeString
 
-from editorial import workflow
-from editorial.admin_forms import (
+from editorial import newsroom, workflow
+from editorial.admin.entry_workflow import EntryWorkflowPages
+from editorial.admin.forms import (
     CitationForm,
+    ConflictCheckingForm,
     KnownAutocompleteSelect,
     PreloadingInlineFormSet,
 )
-from editorial.admin_linkcheck import SourceLinkHealthMixin
-from editorial.gates import gate_panel
-from editorial.models import WorkflowEvent
+from editorial.admin.gates import gate_panel
 from editorial.permissions import Action, can
-from editorial.workflow_admin import WorkflowEntryAdminMixin
+from glossary import publishing
 from glossary.models import (
-    Appearance,
     Citation,
     Disclosure,
     Entry,
-    EntryVersion,
-    Episode,
     EpisodeReference,
-    LinkCheck,
-    Organisation,
-    Person,
     Quote,
     SeeAlso,
     Show,
     Source,
-    Sponsorship,
-    normalise_url,
 )
 
-admin.site.site_header = "Glossary Desk"
-admin.site.site_title = "Glossary Desk"
-admin.site.index_title = "Editorial desk"
+# The entry's own fields a person without the edit permission sees read-only.
+CONTENT_FIELDS = ["term", "slug", "aliases", "summary", "body", "tags"]
 
 
 class EntryPartInline(admin.StackedInline):
@@ -159,12 +156,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Entry]) -> QuerySet[Entry]:
         if self.value() == "stale":
-            cutoff = timezone.localdate() - datetime.timedelta(
-                days=settings.CITATION_FRESHNESS_DAYS
-            )
-            stale = Citation.objects.filter(entry=OuterRef("pk")).filter(
-                Q(checked_on__isnull=True) | Q(checked_on__lt=cutoff)
-            )
+            stale = Citation.objects.stale(newsroom.today()).filter(entry=OuterRef("pk"))
             return queryset.filter(Exists(stale))
         if self.value() == "unhealthy":
             bad = Citation.objects.filter(
@@ -179,8 +171,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
         return queryset
 
 
-@admin.register(Entry)
-class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
+class EntryAdmin(admin.ModelAdmin):
     list_display = ["term", "status", "is_live", "has_unpublished_changes", "last_published_at"]
     list_filter = ["status", "tags", ShowFilter, StaleSourcesFilter]
     search_fields = ["term", "slug", "aliases", "summary"]
@@ -205,9 +196,15 @@ class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
     actions = ["publish_selected", "unpublish_selected", "archive_selected"]
     list_select_related = ["live_version"]
     save_on_top = True
+    form = ConflictCheckingForm
+    change_form_template = "admin/glossary/entry/change_form.html"
     formfield_overrides = {
         models.TextField: {"widget": forms.Textarea(attrs={"rows": 4, "cols": 90})},
     }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pages = EntryWorkflowPages(self)
 
     def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "summary":
@@ -227,15 +224,110 @@ class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
         return obj.get_absolute_url()
 
     @admin.display(description="checks")
-    def publish_checks(self, obj: Entry | None) -> str:
+    def publish_checks(self, obj: Entry | None) -> SafeString:
         return gate_panel(obj)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
         return super().get_queryset(request).prefetch_related("tagged_items__tag")
 
-    # Saving (versions, conflict checks) and the workflow's pages live in
-    # editorial.workflow_admin.WorkflowEntryAdminMixin. Bulk actions go through the
-    # same workflow functions, so gates, roles and the audit log apply to them too.
+    def view_on_site(self, obj: Entry) -> str:
+        # An unpublished entry has no public page: "view on site" opens its preview.
+        if obj.is_live:
+            return obj.get_absolute_url()
+        return reverse("preview:working_copy", args=[obj.pk])
+
+    # --- permissions -------------------------------------------------------------------
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and can(request.user, Action.ADD)
+
+    def has_publish_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.PUBLISH)
+
+    def has_unpublish_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.UNPUBLISH)
+
+    def has_archive_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.ARCHIVE)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and not can(request.user, Action.EDIT):
+            fields += [f for f in CONTENT_FIELDS if f not in fields]
+        return fields
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        fieldsets = list(super().get_fieldsets(request, obj))
+        if obj is not None:
+            # The hidden edit token travels with the form so a stale save is caught.
+            name, options = fieldsets[0]
+            fieldsets[0] = (name, {**options, "fields": [*options["fields"], "edit_token"]})
+        return fieldsets
+
+    def get_prepopulated_fields(self, request: HttpRequest, obj: Any = None) -> dict[str, Any]:
+        if obj is not None and not can(request.user, Action.EDIT):
+            return {}
+        return super().get_prepopulated_fields(request, obj)
+
+    # --- saving: every change is a version credited to who made it -------------------------
+
+    def save_model(self, request: HttpRequest, obj: Entry, form: Any, change: bool) -> None:
+        if change and not form.has_changed():
+            # Nothing on the entry itself changed: leave updated_at alone so nobody
+            # else's open form goes stale. Inline changes are recorded in save_related.
+            return
+        if not change:
+            obj.created_by = request.user  # type: ignore[assignment]
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        if formset.model is Citation:
+            # Whoever sets or changes the check date is who confirmed the source.
+            for row in formset.forms:
+                if "checked_on" in row.changed_data:
+                    checked = row.cleaned_data.get("checked_on")
+                    row.instance.checked_by = request.user if checked else None
+        super().save_formset(request, form, formset, change)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        entry: Entry = form.instance
+        if change and not form.has_changed() and not any(fs.has_changed() for fs in formsets):
+            messages.info(request, "Nothing changed, so no new version was saved.")
+            return
+        version = publishing.record_edit(entry, user=request.user, comment="Saved in the admin.")
+        live = entry.live_version
+        tail = (
+            f" Readers still see version {live.number} until this is published."
+            if live is not None
+            else ""
+        )
+        messages.info(request, f"Saved as version {version.number}.{tail}")
+
+    # --- the change page and the workflow's pages ----------------------------------------
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        extra_context = extra_context or {}
+        entry = Entry.objects.filter(pk=object_id).select_related("live_version").first()
+        if entry is not None:
+            extra_context["workflow"] = self.pages.context(request, entry)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        return self.pages.history(request, object_id, extra_context)
+
+    def get_urls(self) -> list[URLPattern]:
+        return self.pages.urls() + super().get_urls()
+
+    # --- bulk actions ----------------------------------------------------------------
 
     @admin.action(
         description="Publish selected entries (in review, checks passing)", permissions=["publish"]
@@ -251,180 +343,22 @@ class EntryAdmin(WorkflowEntryAdminMixin, admin.ModelAdmin):
     def archive_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
         self._bulk(request, queryset, workflow.archive_entry, "Archived")
 
-
-@admin.register(EntryVersion)
-class EntryVersionAdmin(admin.ModelAdmin):
-    """Versions are history: read-only; compare and roll back from the entry's history page.
-
-    Only admins (delete_entryversion) can delete them, which deleting an entry needs.
-    """
-
-    list_display = [
-        "entry",
-        "number",
-        "created_at",
-        "created_by",
-        "published_at",
-        "is_material",
-        "links",
-    ]
-    list_select_related = ["entry", "created_by"]
-    search_fields = ["term", "slug"]
-    exclude = ["data", "rendered_html", "search_text"]
-    readonly_fields = [
-        f.name
-        for f in EntryVersion._meta.fields
-        if f.name not in ("data", "rendered_html", "search_text")
-    ] + ["links"]
-
-    @admin.display(description="see")
-    def links(self, obj: EntryVersion) -> str:
-        return format_html(
-            '<a href="{}">preview</a> · <a href="{}">history of the entry</a>',
-            reverse("preview:version", args=[obj.entry_id, obj.number]),
-            reverse("admin:glossary_entry_history", args=[obj.entry_id]),
-        )
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-@admin.register(WorkflowEvent)
-class WorkflowEventAdmin(admin.ModelAdmin):
-    """The audit log of every workflow step, across entries; written only by editorial.workflow."""
-
-    list_display = ["at", "entry", "action", "from_status", "to_status", "actor", "comment"]
-    list_filter = ["action"]
-    list_select_related = ["entry", "actor"]
-    search_fields = ["entry__term", "comment", "override_reason"]
-    date_hierarchy = "at"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class SponsorshipInline(admin.TabularInline):
-    model = Sponsorship
-    extra = 0
-    autocomplete_fields = ["organisation"]
-
-
-class AppearanceInline(admin.TabularInline):
-    model = Appearance
-    extra = 0
-    autocomplete_fields = ["person", "affiliation"]
-
-
-@admin.register(Show)
-class ShowAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "deep_link_style"]
-    search_fields = ["name"]
-    prepopulated_fields = {"slug": ["name"]}
-
-
-@admin.register(Episode)
-class EpisodeAdmin(admin.ModelAdmin):
-    list_display = ["number", "title", "show", "season", "air_date"]
-    list_filter = ["show", "season"]
-    list_select_related = ["show"]
-    search_fields = ["title", "number", "show__name"]
-    inlines = [SponsorshipInline, AppearanceInline]
-
-    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
-        return super().get_search_results(request, queryset.select_related("show"), search_term)
-
-
-@admin.register(Person)
-class PersonAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug"]
-    search_fields = ["name"]
-    prepopulated_fields = {"slug": ["name"]}
-
-
-@admin.register(Organisation)
-class OrganisationAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "url"]
-    search_fields = ["name"]
-    prepopulated_fields = {"slug": ["name"]}
-
-
-@admin.register(Source)
-class SourceAdmin(SourceLinkHealthMixin, admin.ModelAdmin):
-    list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
-    list_filter = ["health", "kind", "citation_status"]
-    search_fields = ["title", "publisher", "url"]
-    fieldsets = [
-        (None, {"fields": ["url", "title", "publisher", "kind"]}),
-        ("Archive", {"fields": ["citation_status", "archive_url", "archive_date"]}),
-        (
-            "Link health (automatic)",
-            {
-                "fields": [
-                    "health",
-                    "last_checked_at",
-                    "last_outcome",
-                    "last_status_code",
-                    "failure_streak",
-                    "suggested_url",
-                    "next_check_at",
-                ]
-            },
-        ),
-    ]
-    readonly_fields = [
-        "health",
-        "last_checked_at",
-        "last_outcome",
-        "last_status_code",
-        "failure_streak",
-        "suggested_url",
-        "next_check_at",
-    ]
-
-    @admin.display(description="source", ordering="title")
-    def display_title(self, obj: Source) -> str:
-        return obj.display_title
-
-    def add_view(
-        self, request: HttpRequest, form_url: str = "", extra_context: Any = None
-    ) -> HttpResponse:
-        # A URL already in the library resolves to its source instead of failing.
-        if request.method == "POST" and request.POST.get("url"):
-            existing = Source.objects.filter(url=normalise_url(request.POST["url"])).first()
-            if existing is not None:
-                self.message_user(
-                    request,
-                    f"{existing.url} is already in the library as “{existing}”; here it is.",
-                    messages.INFO,
-                )
-                return HttpResponseRedirect(
-                    reverse("admin:glossary_source_change", args=[existing.pk])
-                )
-        return super().add_view(request, form_url, extra_context)
-
-
-@admin.register(LinkCheck)
-class LinkCheckAdmin(admin.ModelAdmin):
-    list_display = ["url", "checked_at", "outcome", "status_code", "elapsed_ms"]
-    list_filter = ["outcome"]
-    search_fields = ["url"]
-    date_hierarchy = "checked_at"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-# Scheduled publishing and interest-disclosure decisions register their own admins.
-from editorial import scheduling_admin  # noqa: E402, F401
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[Entry], func: Any, verb: str) -> None:
+        done: list[str] = []
+        refused: list[str] = []
+        for entry in queryset:
+            try:
+                func(entry, user=request.user)
+            except workflow.GateFailed as exc:
+                refused.append(f"“{entry.term}” ({len(exc.blocking)} blocking check(s) failed)")
+            except (workflow.WorkflowError, PermissionDenied) as exc:
+                refused.append(f"“{entry.term}” ({exc})")
+            else:
+                done.append(entry.term)
+        if done:
+            messages.success(request, f"{verb} {len(done)} entr{'y' if len(done) == 1 else 'ies'}.")
+        if refused:
+            messages.warning(
+                request,
+                f"Not {verb.lower()}: " + "; ".join(refused) + ". Open each entry to see why.",
+            )

@@ -1,23 +1,23 @@
-"""The workflow in the entry admin: buttons, review pages, history, compare, rollback.
+"""The entry's workflow pages: buttons, review pages, history, compare, rollback, share.
 
-`WorkflowEntryAdminMixin` is mixed into `editorial.admin.EntryAdmin`. Every view
-here asks `editorial.permissions` or calls an `editorial.workflow` function that
-does, so a URL typed by hand is refused exactly like a hidden button.
+`EntryWorkflowPages` serves them under the entry admin's URLs
+(editorial.admin.entries.EntryAdmin.get_urls).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django import forms
+from django.conf import settings
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.contrib.admin import ModelAdmin
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
@@ -27,197 +27,22 @@ from editorial.gates import run_gates
 from editorial.models import WorkflowEvent
 from editorial.permissions import Action, can, require
 from glossary import publishing
-from glossary.models import Citation, Entry, EntryVersion
-
-CONTENT_FIELDS = ["term", "slug", "aliases", "summary", "body", "tags"]
+from glossary.models import Entry, EntryVersion
 
 
-def edit_token(entry: Entry) -> str:
-    """What the edit form was opened on: the last content save and the latest version."""
-    stamp = entry.updated_at.isoformat() if entry.updated_at else ""
-    return f"{stamp}|{workflow.latest_version_number(entry)}"
+class EntryWorkflowPages:
+    """The entry's workflow pages, served under the entry admin's URLs.
 
-
-def _who(user: Any) -> str:
-    if user is None:
-        return "Someone"
-    return user.get_full_name() or user.get_username()
-
-
-class ConflictCheckingForm(forms.ModelForm):
-    """Refuses to save over a change made after the form was opened.
-
-    The hidden `edit_token` records the entry's `updated_at` (and latest version)
-    when the form was rendered. If someone saved since, the form is invalid: the
-    admin re-shows it with everything typed, names who saved, links to the
-    comparison, and carries the new token so a deliberate second save wins.
+    Each page asks editorial.permissions or calls an editorial.workflow
+    function that does, so a URL typed by hand is refused exactly like a hidden
+    button.
     """
 
-    edit_token = forms.CharField(widget=forms.HiddenInput, required=False)
+    def __init__(self, model_admin: ModelAdmin[Entry]) -> None:
+        self.model_admin = model_admin
+        self.admin_site = model_admin.admin_site
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            self.fields["edit_token"].initial = edit_token(self.instance)
-
-    def has_changed(self) -> bool:
-        return bool(set(self.changed_data) - {"edit_token"})
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        if not self.instance.pk:
-            return cleaned
-        # Lock the row: a concurrent save waits here and then sees the new token.
-        # (The admin's change view runs in one transaction.)
-        current = (
-            Entry.objects.select_for_update(of=("self",))
-            .select_related("updated_by")
-            .get(pk=self.instance.pk)
-        )
-        now_token = edit_token(current)
-        sent = self.data.get(self.add_prefix("edit_token"), "")
-        if sent == now_token:
-            return cleaned
-        opened_version = sent.rpartition("|")[2] if "|" in sent else ""
-        latest = workflow.latest_version_number(current)
-        data = self.data.copy()
-        data[self.add_prefix("edit_token")] = now_token
-        self.data = data
-        when = (
-            date_format(timezone.localtime(current.updated_at), "DATETIME_FORMAT")
-            if current.updated_at
-            else "just now"
-        )
-        compare_url = reverse("admin:glossary_entry_compare", args=[current.pk])
-        if opened_version.isdigit() and int(opened_version) and latest:
-            compare_url += f"?a={opened_version}&b={latest}"
-        raise ValidationError(
-            format_html(
-                "{} saved this entry at {}, after you opened it. Nothing from your form "
-                "has been saved yet; your changes are still below. "
-                '<a href="{}" target="_blank" rel="noopener">Compare what they changed</a>, '
-                "then save again to keep your version (theirs stays in the history).",
-                _who(current.updated_by),
-                when,
-                compare_url,
-            ),
-            code="stale",
-        )
-
-
-class WorkflowEntryAdminMixin:
-    """Adds the editorial workflow to a ModelAdmin for Entry."""
-
-    change_form_template = "admin/glossary/entry/change_form.html"
-    form = ConflictCheckingForm
-
-    def view_on_site(self, obj: Entry) -> str:
-        # An unpublished entry has no public page: "view on site" opens its preview.
-        if obj.is_live:
-            return obj.get_absolute_url()
-        return reverse("preview:working_copy", args=[obj.pk])
-
-    # --- permissions -------------------------------------------------------------------
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return super().has_add_permission(request) and can(request.user, Action.ADD)  # type: ignore[misc]
-
-    def has_publish_permission(self, request: HttpRequest) -> bool:
-        return can(request.user, Action.PUBLISH)
-
-    def has_unpublish_permission(self, request: HttpRequest) -> bool:
-        return can(request.user, Action.UNPUBLISH)
-
-    def has_archive_permission(self, request: HttpRequest) -> bool:
-        return can(request.user, Action.ARCHIVE)
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        fields = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
-        if obj is not None and not can(request.user, Action.EDIT):
-            fields += [f for f in CONTENT_FIELDS if f not in fields]
-        return fields
-
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[Any]:
-        fieldsets = list(super().get_fieldsets(request, obj))  # type: ignore[misc]
-        if obj is not None:
-            # The hidden edit token travels with the form so a stale save is caught.
-            name, options = fieldsets[0]
-            fieldsets[0] = (name, {**options, "fields": [*options["fields"], "edit_token"]})
-        return fieldsets
-
-    def get_prepopulated_fields(self, request: HttpRequest, obj: Any = None) -> dict[str, Any]:
-        if obj is not None and not can(request.user, Action.EDIT):
-            return {}
-        return super().get_prepopulated_fields(request, obj)  # type: ignore[misc]
-
-    # --- saving: versions and conflicts -------------------------------------------------
-
-    def save_model(self, request: HttpRequest, obj: Entry, form: Any, change: bool) -> None:
-        if change and not form.has_changed():
-            # Nothing on the entry itself changed: leave updated_at alone so nobody
-            # else's open form goes stale. Inline changes are handled in save_related.
-            return
-        if not change:
-            obj.created_by = request.user
-        obj.updated_by = request.user
-        if change:
-            obj.has_unpublished_changes = True
-            if obj.status == Entry.Status.PUBLISHED:
-                # An edit to a published entry is a draft of its next version;
-                # readers keep the live version until this is published.
-                obj.status = Entry.Status.DRAFT
-        super().save_model(request, obj, form, change)  # type: ignore[misc]
-
-    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
-        if formset.model is Citation:
-            # Whoever sets or changes the check date is who confirmed the source.
-            for row in formset.forms:
-                if "checked_on" in row.changed_data:
-                    checked = row.cleaned_data.get("checked_on")
-                    row.instance.checked_by = request.user if checked else None
-        super().save_formset(request, form, formset, change)  # type: ignore[misc]
-
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        super().save_related(request, form, formsets, change)  # type: ignore[misc]
-        entry: Entry = form.instance
-        parts_changed = any(fs.has_changed() for fs in formsets)
-        if change and not form.has_changed() and not parts_changed:
-            messages.info(request, "Nothing changed, so no new version was saved.")
-            return
-        if change and not form.has_changed():
-            status = Entry.Status.DRAFT if entry.status == Entry.Status.PUBLISHED else entry.status
-            Entry.objects.filter(pk=entry.pk).update(
-                updated_at=timezone.now(),
-                updated_by=request.user,
-                has_unpublished_changes=True,
-                status=status,
-            )
-            entry.status = status
-        version = publishing.save_version(entry, user=request.user, comment="Saved in the admin.")
-        live = entry.live_version
-        tail = (
-            f" Readers still see version {live.number} until this is published."
-            if live is not None
-            else ""
-        )
-        messages.info(request, f"Saved as version {version.number}.{tail}")
-
-    # --- the change page ----------------------------------------------------------------
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        extra_context = extra_context or {}
-        entry = Entry.objects.filter(pk=object_id).select_related("live_version").first()
-        if entry is not None:
-            extra_context["workflow"] = self._workflow_context(request, entry)
-        return super().change_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
-
-    def _workflow_context(self, request: HttpRequest, entry: Entry) -> dict[str, Any]:
+    def context(self, request: HttpRequest, entry: Entry) -> dict[str, Any]:
         user = request.user
         status = Entry.Status(entry.status)
         latest = workflow.latest_version_number(entry)
@@ -269,8 +94,8 @@ class WorkflowEntryAdminMixin:
             + "?a=live&b=working",
         }
 
-    def get_urls(self) -> list[Any]:
-        wrap = self.admin_site.admin_view  # type: ignore[attr-defined]
+    def urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
         own = [
             ("submit", self.submit_view),
             ("request-changes", self.request_changes_view),
@@ -296,7 +121,7 @@ class WorkflowEntryAdminMixin:
                 name="glossary_entry_rollback",
             )
         )
-        return urls + super().get_urls()  # type: ignore[misc]
+        return urls
 
     # --- transition views -------------------------------------------------------------
 
@@ -412,7 +237,7 @@ class WorkflowEntryAdminMixin:
         results = run_gates(entry)
         blocking = [r for r in results if r.blocking and not r.passed]
         context = {
-            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            **self.admin_site.each_context(request),
             "opts": Entry._meta,
             "original": entry,
             "title": f"Publish “{entry.term}”",
@@ -443,7 +268,7 @@ class WorkflowEntryAdminMixin:
         version = preview.version_for_sharing(entry, user=request.user)
         link = request.build_absolute_uri(preview.share_url(version))
         context = {
-            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            **self.admin_site.each_context(request),
             "opts": Entry._meta,
             "original": entry,
             "title": f"Share a preview of “{entry.term}”",
@@ -456,7 +281,7 @@ class WorkflowEntryAdminMixin:
 
     # --- history, compare, rollback ---------------------------------------------------
 
-    def history_view(
+    def history(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         """Every version and every workflow event of the entry, newest first."""
@@ -480,7 +305,7 @@ class WorkflowEntryAdminMixin:
         )
         events = WorkflowEvent.objects.filter(entry=entry).select_related("actor", "version")
         context = {
-            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            **self.admin_site.each_context(request),
             "opts": Entry._meta,
             "original": entry,
             "title": f"History of “{entry.term}”",
@@ -522,7 +347,7 @@ class WorkflowEntryAdminMixin:
         b_label, b_data = self._side(entry, b)
         sections = versions.compare(a_data, b_data)
         context = {
-            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            **self.admin_site.each_context(request),
             "opts": Entry._meta,
             "original": entry,
             "title": f"Compare versions of “{entry.term}”",
@@ -560,7 +385,7 @@ class WorkflowEntryAdminMixin:
             return self._back(entry)
         sections = versions.compare(publishing.snapshot(entry), version.data)
         context = {
-            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            **self.admin_site.each_context(request),
             "opts": Entry._meta,
             "original": entry,
             "title": f"Roll “{entry.term}” back to version {version.number}?",
@@ -573,30 +398,6 @@ class WorkflowEntryAdminMixin:
         }
         return TemplateResponse(request, "admin/glossary/entry/rollback.html", context)
 
-    # --- bulk actions ----------------------------------------------------------------
-
-    def _bulk(self, request: HttpRequest, queryset: QuerySet[Entry], func: Any, verb: str) -> None:
-        done: list[str] = []
-        refused: list[str] = []
-        for entry in queryset:
-            try:
-                func(entry, user=request.user)
-            except workflow.GateFailed as exc:
-                refused.append(f"“{entry.term}” ({len(exc.blocking)} blocking check(s) failed)")
-            except (workflow.WorkflowError, PermissionDenied) as exc:
-                refused.append(f"“{entry.term}” ({exc})")
-            else:
-                done.append(entry.term)
-        if done:
-            messages.success(request, f"{verb} {len(done)} entr{'y' if len(done) == 1 else 'ies'}.")
-        if refused:
-            messages.warning(
-                request,
-                f"Not {verb.lower()}: " + "; ".join(refused) + ". Open each entry to see why.",
-            )
-
 
 def _allow_self_approval() -> bool:
-    from django.conf import settings
-
     return bool(settings.WORKFLOW_ALLOW_SELF_APPROVAL)

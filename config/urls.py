@@ -2,9 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 
 urlpatterns = [
-    # The editors' dashboard and publish-gate fixes (editorial.desk_urls); before the
+    # The editors' dashboard and publish-gate fixes (editorial.admin.urls); before the
     # admin site so /admin/dashboard/ is not taken for an app label.
-    path("admin/", include("editorial.desk_urls")),
+    path("admin/", include("editorial.admin.urls")),
     path("admin/", admin.site.urls),
     # Drafts and shared previews; never public pages, never cached (editorial.preview).
     path("preview/", include("editorial.preview")),

@@ -23,10 +23,13 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from editorial import gates, scheduling
+from editorial import gates, newsroom, scheduling
+from editorial.linkcheck.classify import Outcome
+from editorial.linkcheck.fetch import CheckResult
+from editorial.linkcheck.state import apply_result
 from editorial.models import ScheduledAction, SchedulerHeartbeat, WorkflowEvent
 from editorial.permissions import Action, can
-from glossary.models import Citation, Entry, LinkCheck, Source
+from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, Entry, LinkCheck, Source
 
 # Rows shown per list; the rest are one click away in the filtered admin list.
 DASHBOARD_ROWS = 50
@@ -134,26 +137,20 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         .order_by("-state", "due_at")  # running, pending, then failed
     )
     for row in scheduled.items:
-        row.due_local = scheduling.format_newsroom(row.due_at)
+        row.due_local = newsroom.format_instant(row.due_at)
     window = settings.CITATION_FRESHNESS_DAYS
-    cutoff = gates.newsroom_today(now) - datetime.timedelta(days=window)
+    today = newsroom.today(now)
     stale = Rows.of(
-        Citation.objects.filter(Q(checked_on__isnull=True) | Q(checked_on__lt=cutoff))
+        Citation.objects.stale(today)
         .exclude(entry__status=Entry.Status.ARCHIVED)
         .select_related("entry", "source", "checked_by")
         .order_by(F("checked_on").asc(nulls_first=True), "entry__term")
     )
-    today = gates.newsroom_today(now)
     for citation in stale.items:
         citation.age_days = (today - citation.checked_on).days if citation.checked_on else None
     sources = Rows.of(
         Source.objects.filter(
-            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED])
-            | (
-                ~Q(confirmed_fingerprint="")
-                & ~Q(last_fingerprint="")
-                & ~Q(last_fingerprint=F("confirmed_fingerprint"))
-            )
+            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED]) | CHANGED_SINCE_CONFIRMED
         )
         .annotate(citing=Count("citations"))
         .order_by("health", "title")
@@ -177,7 +174,7 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
 
     return {
         "now": now,
-        "zone": scheduling.zone_label(now),
+        "zone": newsroom.zone_label(now),
         "scheduler": status,
         "overdue": [
             s
@@ -210,10 +207,6 @@ def health_history(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[dic
     then, replayed from LinkCheck history; a source with no check yet is
     "unchecked", and a source added later is not counted. Two queries.
     """
-    from editorial.linkcheck.classify import Outcome
-    from editorial.linkcheck.fetch import CheckResult
-    from editorial.linkcheck.state import apply_result
-
     ends = week_ends(now, weeks)
     since = ends[0] - datetime.timedelta(days=CHART_LOOKBACK_DAYS)
     created = dict(Source.objects.filter(created_at__lte=now).values_list("pk", "created_at"))
@@ -260,7 +253,7 @@ def health_chart(now: datetime.datetime) -> Chart:
     counts = health_history(now)
     labels = dict(Source.Health.choices)
     chart = Chart(
-        weeks=[scheduling.to_newsroom(e).date() for e in ends],
+        weeks=[newsroom.to_local(e).date() for e in ends],
         counts=counts,
         states=[(s.value, labels[s], HEALTH_COLOURS[s]) for s in HEALTH_ORDER],
     )

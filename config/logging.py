@@ -40,7 +40,7 @@ _RESERVED = set(
     | {"message", "asctime", "request", "server_time"}
 )
 
-access_logger = logging.getLogger("editorial.request")
+access_logger = logging.getLogger("glossary_desk.request")
 
 
 def new_request_id() -> str:
@@ -161,9 +161,9 @@ def logging_config(level: str = "INFO", json_logs: bool = True) -> dict[str, Any
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "editorial.logging.ContextFilter"}},
+        "filters": {"context": {"()": "config.logging.ContextFilter"}},
         "formatters": {
-            "json": {"()": "editorial.logging.JsonFormatter"},
+            "json": {"()": "config.logging.JsonFormatter"},
             "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
         },
         "handlers": {

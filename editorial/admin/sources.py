@@ -1,7 +1,7 @@
-"""Link health in the Source admin: history, citing entries, filters and actions.
+"""The source library in the admin: what a source is, its link health, and who cites it.
 
-`SourceLinkHealthMixin` is mixed into `SourceAdmin` (editorial/admin.py). It
-adds to whatever the admin declares rather than replacing it.
+Link health is automatic (editorial.linkcheck) and shown read-only; confirming a
+source is editorial ("Mark confirmed today", fact-checkers only).
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
-from django.http import HttpRequest
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from editorial import newsroom
 from editorial.permissions import Action, can
 from editorial.tasks import queue_check_now
-from glossary.models import Citation, Source
+from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, Source, normalise_url
 
 HISTORY_ROWS = 20
 
@@ -48,59 +49,43 @@ class ChangedSinceConfirmedFilter(admin.SimpleListFilter):
         return [("yes", "Changed since confirmed"), ("no", "Unchanged")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Source]) -> QuerySet[Source]:
-        changed = (
-            ~Q(confirmed_fingerprint="")
-            & ~Q(last_fingerprint="")
-            & ~Q(last_fingerprint=F("confirmed_fingerprint"))
-        )
         if self.value() == "yes":
-            return queryset.filter(changed)
+            return queryset.filter(CHANGED_SINCE_CONFIRMED)
         if self.value() == "no":
-            return queryset.exclude(changed)
+            return queryset.exclude(CHANGED_SINCE_CONFIRMED)
         return queryset
 
 
-class SourceLinkHealthMixin:
-    """Adds link health to a Source ModelAdmin; put it before admin.ModelAdmin."""
-
-    def get_list_filter(self, request: HttpRequest) -> list[Any]:
-        filters = list(super().get_list_filter(request))  # type: ignore[misc]
-        if "health" not in filters:
-            filters.insert(0, "health")
-        return [*filters, ChangedSinceConfirmedFilter]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        fields = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
-        return fields + [f for f in LINK_HEALTH_FIELDS if f not in fields]
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
+    list_filter = ["health", "kind", "citation_status", ChangedSinceConfirmedFilter]
+    search_fields = ["title", "publisher", "url"]
+    readonly_fields = LINK_HEALTH_FIELDS
+    actions = ["check_now", "mark_confirmed_today"]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[Any]:
-        fieldsets = [
-            fs
-            for fs in super().get_fieldsets(request, obj)  # type: ignore[misc]
-            if not set(fs[1].get("fields", [])) & {"health", "last_checked_at"}
+        fieldsets: list[Any] = [
+            (None, {"fields": ["url", "title", "publisher", "kind"]}),
+            ("Archive", {"fields": ["citation_status", "archive_url", "archive_date"]}),
         ]
-        if obj is None:
-            return fieldsets
-        for fieldset in fieldsets:  # the automatic fields are shown once, below
-            fieldset[1]["fields"] = [
-                f for f in fieldset[1]["fields"] if f not in LINK_HEALTH_FIELDS
-            ]
-        return [
-            *fieldsets,
-            (
-                "Link health (automatic; never an editorial confirmation)",
-                {"fields": LINK_HEALTH_FIELDS},
-            ),
-        ]
+        if obj is not None:
+            fieldsets.append(
+                (
+                    "Link health (automatic; never an editorial confirmation)",
+                    {"fields": LINK_HEALTH_FIELDS},
+                )
+            )
+        return fieldsets
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
-        actions = super().get_actions(request)  # type: ignore[misc]
-        for name in ("check_now", "mark_confirmed_today"):
-            func = getattr(type(self), name)
-            actions[name] = (func, name, func.short_description)
+        actions = super().get_actions(request)
         if not can(request.user, Action.CONFIRM_CITATION):
             actions.pop("mark_confirmed_today", None)
         return actions
+
+    @admin.display(description="source", ordering="title")
+    def display_title(self, obj: Source) -> str:
+        return obj.display_title
 
     @admin.display(description="page text changed since confirmed", boolean=True)
     def changed_since_confirmed_display(self, obj: Source) -> bool:
@@ -121,7 +106,7 @@ class SourceLinkHealthMixin:
                         reverse("admin:glossary_entry_change", args=[c.entry_id]),
                         c.entry.term,
                         c.entry.get_status_display(),
-                        f" — checked {c.checked_on:%B %-d, %Y}" if c.checked_on else "",
+                        f" — checked {newsroom.format_date(c.checked_on)}" if c.checked_on else "",
                     )
                     for c in citations
                 ),
@@ -138,7 +123,7 @@ class SourceLinkHealthMixin:
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
                 (
-                    timezone.localtime(c.checked_at).strftime("%Y-%m-%d %H:%M"),
+                    newsroom.format_instant(c.checked_at),
                     c.outcome,
                     c.status_code or "",
                     c.elapsed_ms if c.elapsed_ms is not None else "",
@@ -157,7 +142,7 @@ class SourceLinkHealthMixin:
     @admin.action(description="Check now (queued; results appear in the history)")
     def check_now(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
         queued = queue_check_now(list(queryset.values_list("pk", flat=True)))
-        self.message_user(  # type: ignore[attr-defined]
+        self.message_user(
             request,
             f"Queued a link check for {queued} source(s). This page shows the result once "
             "the check has run.",
@@ -167,11 +152,10 @@ class SourceLinkHealthMixin:
     @admin.action(description="Mark confirmed today (the source still supports its entries)")
     def mark_confirmed_today(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
         if not can(request.user, Action.CONFIRM_CITATION):
-            self.message_user(  # type: ignore[attr-defined]
-                request, "Only fact-checkers can confirm sources.", messages.ERROR
-            )
+            self.message_user(request, "Only fact-checkers can confirm sources.", messages.ERROR)
             return
         now = timezone.now()
+        today = newsroom.today(now)
         with transaction.atomic():
             sources = list(queryset.select_for_update())
             for source in sources:
@@ -179,12 +163,42 @@ class SourceLinkHealthMixin:
                 source.confirmed_at = now
             Source.objects.bulk_update(sources, ["confirmed_fingerprint", "confirmed_at"])
             cited = Citation.objects.filter(source__in=sources).update(
-                checked_on=timezone.localdate(now), checked_by=request.user
+                checked_on=today, checked_by=request.user
             )
-        self.message_user(  # type: ignore[attr-defined]
+        self.message_user(
             request,
             f"Confirmed {len(sources)} source(s) today; {cited} citation(s) now show "
-            f"“checked {timezone.localdate(now):%B %-d, %Y}”. Future text changes are "
+            f"“checked {newsroom.format_date(today)}”. Future text changes are "
             "measured from now.",
             messages.SUCCESS,
         )
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        # A URL already in the library resolves to its source instead of failing.
+        if request.method == "POST" and request.POST.get("url"):
+            existing = Source.objects.filter(url=normalise_url(request.POST["url"])).first()
+            if existing is not None:
+                self.message_user(
+                    request,
+                    f"{existing.url} is already in the library as “{existing}”; here it is.",
+                    messages.INFO,
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:glossary_source_change", args=[existing.pk])
+                )
+        return super().add_view(request, form_url, extra_context)
+
+
+class LinkCheckAdmin(admin.ModelAdmin):
+    list_display = ["url", "checked_at", "outcome", "status_code", "elapsed_ms"]
+    list_filter = ["outcome"]
+    search_fields = ["url"]
+    date_hierarchy = "checked_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

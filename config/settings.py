@@ -1,0 +1,325 @@
+"""Settings for Glossary Desk, each declared once and read from the environment.
+
+Development defaults are safe to run on a laptop: SQLite, local-memory cache,
+Celery tasks run in process. Production sets DATABASE_URL, REDIS_URL,
+SECRET_KEY, ALLOWED_HOSTS and DEBUG=false (see .env.example); the deploy
+checks in config/checks.py refuse an unsafe combination.
+"""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.logging import logging_config
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# --- Core ------------------------------------------------------------------------
+
+DEV_SECRET_KEY = "dev-only-insecure-secret-key-change-me"  # noqa: S105
+SECRET_KEY = env_str("SECRET_KEY", DEV_SECRET_KEY)
+# Old keys still accepted for signatures (sessions, password reset links) while rotating.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
+DEBUG = env_bool("DEBUG", True)
+if not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
+    raise ImproperlyConfigured(
+        "DEBUG is off but SECRET_KEY is the development default; set SECRET_KEY."
+    )
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+_DEFAULT_TRUSTED_ORIGINS = [SITE_URL] if not DEBUG and SITE_URL.startswith("https://") else []
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", []) or _DEFAULT_TRUSTED_ORIGINS
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
+    "django.contrib.postgres",
+    "taggit",
+    "axes",
+    "glossary",
+    "editorial",
+    # Registers the deploy checks (config/checks.py).
+    "config.apps.ProjectConfig",
+]
+
+MIDDLEWARE = [
+    # Request ids first, so everything after it logs with the id.
+    "config.logging.RequestIdMiddleware",
+    # Before host validation, the HTTPS redirect and any cache: probes call it directly.
+    "config.health.HealthCheckMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.security.SecurityHeadersMiddleware",
+    "axes.middleware.AxesMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "glossary.context_processors.site",
+            ],
+        },
+    },
+]
+
+# --- Database ----------------------------------------------------------------------
+
+_DEFAULT_DATABASE_URL = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+DATABASE_URL = env_str("DATABASE_URL", _DEFAULT_DATABASE_URL)
+try:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+except ValueError as exc:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME", "") or None}
+    # Reconnect after a database restart instead of failing the first request.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int(
+        "DATABASE_CONNECT_TIMEOUT", 5, minimum=1
+    )
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- People and sign-in ------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    # First, so a locked-out client is refused before its password is even checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Five wrong passwords for one username from one address lock that pair out for
+# AXES_COOLOFF_MINUTES; other addresses (the rest of the newsroom) can still sign in.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "config.security.client_ip"
+AXES_SENSITIVE_PARAMETERS = ["password", "password1", "password2", "csrfmiddlewaretoken"]
+# How many proxies in front of gunicorn append to X-Forwarded-For (0: none, use REMOTE_ADDR).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# --- Time ----------------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+# The zone the newsroom schedules and reads dates in (editorial.newsroom).
+NEWSROOM_TIME_ZONE = env_str("NEWSROOM_TIME_ZONE", "America/New_York")
+
+# --- Static files ------------------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", "") or BASE_DIR / "staticfiles")
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+# Hashed, compressed static files: set at image build time for collectstatic too.
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG)
+if STATIC_MANIFEST:
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+
+# --- Cache and Celery ----------------------------------------------------------------------
+
+REDIS_URL = env_str("REDIS_URL", "")
+HEALTH_CHECK_TIMEOUT = env_float("HEALTH_CHECK_TIMEOUT", 2.0, minimum=0.1)
+_CACHE_TIMEOUT = env_int("CACHE_TIMEOUT", 3600, minimum=0)
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            # A Redis outage degrades the cache to misses instead of failing pages.
+            "BACKEND": "config.cache.ResilientRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "glossary"),
+            "TIMEOUT": _CACHE_TIMEOUT,
+            "OPTIONS": {
+                "socket_connect_timeout": HEALTH_CHECK_TIMEOUT,
+                "socket_timeout": HEALTH_CHECK_TIMEOUT,
+            },
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "TIMEOUT": _CACHE_TIMEOUT,
+        }
+    }
+
+# With no Redis configured (the embedded default) tasks run in process.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or "memory://")
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+# Celery keeps Django's logging config instead of installing its own handlers.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# acks_late + a visibility timeout: a task whose worker dies is redelivered after it.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+    # How often a worker sweeps for messages whose visibility timeout passed
+    # (kombu's defaults: every 10th call of a 10 s timer).
+    "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
+    "unacked_restore_throttle": env_int("CELERY_UNACKED_RESTORE_THROTTLE", 10, minimum=1),
+}
+# Where beat remembers when each task last ran (the compose file puts it on a volume).
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", "celerybeat-schedule")
+# How often beat runs the scheduler, and how late its last run may be before the
+# dashboard warns that beat or the workers are down.
+SCHEDULER_INTERVAL_SECONDS = env_int("SCHEDULER_INTERVAL_SECONDS", 60, minimum=1)
+SCHEDULER_LATE_AFTER_SECONDS = env_int(
+    "SCHEDULER_LATE_AFTER_SECONDS", 5 * SCHEDULER_INTERVAL_SECONDS, minimum=60
+)
+LINKCHECK_SCHEDULE_SECONDS = env_int("LINKCHECK_SCHEDULE_SECONDS", 24 * 3600, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    "linkcheck-due-sources": {
+        "task": "editorial.tasks.check_due_sources",
+        "schedule": float(LINKCHECK_SCHEDULE_SECONDS),
+    },
+    "publish-scheduled-entries": {
+        "task": "editorial.tasks.publish_due",
+        "schedule": float(SCHEDULER_INTERVAL_SECONDS),
+    },
+}
+
+# --- Logging ----------------------------------------------------------------------------
+
+# JSON lines in production (one object per record, with request_id / task_id);
+# LOG_FORMAT=plain for reading on a laptop.
+LOG_FORMAT = env_str("LOG_FORMAT", "plain" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or plain, not {LOG_FORMAT!r}")
+LOGGING = logging_config(env_str("LOG_LEVEL", "INFO"), json_logs=LOG_FORMAT == "json")
+
+# --- Security ------------------------------------------------------------------------------
+
+# A deliberate exception to `check --deploy`, named by id (e.g. glossary.W002), never a blanket.
+SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", [])
+CONTENT_SECURITY_POLICY_REPORT_ONLY = env_bool("CONTENT_SECURITY_POLICY_REPORT_ONLY", False)
+if not DEBUG:
+    # Missing or weak production settings are reported by `check --deploy`
+    # (config/checks.py), which the migrate service runs before every deploy.
+    # TLS ends at the proxy in front of gunicorn, which must set X-Forwarded-Proto.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SESSION_COOKIE_HTTPONLY = True
+
+# --- Editorial policy (editorial.gates, editorial.workflow; docs/workflow.md) -------------
+
+# How long an editorial source check stays fresh.
+CITATION_FRESHNESS_DAYS = env_int("CITATION_FRESHNESS_DAYS", 180, minimum=1)
+SUMMARY_MAX_LENGTH = 300
+# Search engines show about this many characters of a meta description; a longer
+# summary is a publish warning (the summary field itself allows SUMMARY_MAX_LENGTH).
+META_DESCRIPTION_MAX_LENGTH = env_int("META_DESCRIPTION_MAX_LENGTH", 160, minimum=50)
+# The dashboard's aging report lists published entries not published again for this long.
+DASHBOARD_AGING_DAYS = env_int("DASHBOARD_AGING_DAYS", 365, minimum=1)
+# Whether the person who wrote a change may also approve and publish it. Off by
+# default: a second pair of eyes. Turn it on for a one-person team.
+WORKFLOW_ALLOW_SELF_APPROVAL = env_bool("WORKFLOW_ALLOW_SELF_APPROVAL", False)
+# How long a preview share link works, in hours, from when it is made.
+PREVIEW_LINK_MAX_AGE_HOURS = env_int("PREVIEW_LINK_MAX_AGE_HOURS", 72, minimum=1)
+
+# --- Public site (glossary views, feeds, API; docs/public-site.md) ---------------------
+
+PUBLIC_SITE_NAME = env_str("PUBLIC_SITE_NAME", "The Show Glossary")
+# Rendered public pages are kept in the default cache and dropped on every publish.
+PUBLIC_PAGE_CACHE = env_bool("PUBLIC_PAGE_CACHE", True)
+# Cache-Control max-age for public pages; 0 means "store, but revalidate every time".
+PUBLIC_CACHE_MAX_AGE = env_int("PUBLIC_CACHE_MAX_AGE", 0, minimum=0)
+PUBLIC_API_PAGE_SIZE = env_int("PUBLIC_API_PAGE_SIZE", 20, minimum=1)
+# How long a process trusts its copy of the cache generation before asking again:
+# other processes see a publish within this many seconds (the publishing one at once).
+PUBLIC_CACHE_SYNC_SECONDS = env_float("PUBLIC_CACHE_SYNC_SECONDS", 1.0, minimum=0.0)
+# Pages each process keeps in its own memory in front of the shared cache.
+PUBLIC_CACHE_LOCAL_PAGES = env_int("PUBLIC_CACHE_LOCAL_PAGES", 256, minimum=0)
+# Benchmarks only (bench/web): adds /bench/trivial/, a view with no queries or template.
+BENCH_TRIVIAL_VIEW = env_bool("BENCH_TRIVIAL_VIEW", False)
+
+# --- Link verification (editorial.linkcheck; docs/linkcheck.md) -------------------------
+# Durations are in seconds unless named _DAYS.
+
+LINKCHECK_CONTACT_URL = env_str("LINKCHECK_CONTACT_URL", f"{SITE_URL}/about/")
+LINKCHECK_USER_AGENT = env_str(
+    "LINKCHECK_USER_AGENT",
+    f"GlossaryDeskLinkCheck/1.0 (+{LINKCHECK_CONTACT_URL})",
+)
+# Addresses or networks the SSRF guard lets through, e.g. "127.0.0.1,::1". Tests and
+# local development only; empty in production.
+LINKCHECK_ALLOW_PRIVATE = env_list("LINKCHECK_ALLOW_PRIVATE", [])
+LINKCHECK_CONNECT_TIMEOUT = env_float("LINKCHECK_CONNECT_TIMEOUT", 10.0, minimum=0.01)
+LINKCHECK_READ_TIMEOUT = env_float("LINKCHECK_READ_TIMEOUT", 15.0, minimum=0.01)
+LINKCHECK_TOTAL_TIMEOUT = env_float("LINKCHECK_TOTAL_TIMEOUT", 30.0, minimum=0.01)
+LINKCHECK_MAX_BYTES = env_int("LINKCHECK_MAX_BYTES", 2 * 1024 * 1024, minimum=1024)
+LINKCHECK_MAX_REDIRECTS = env_int("LINKCHECK_MAX_REDIRECTS", 10, minimum=0)
+LINKCHECK_CONCURRENCY = env_int("LINKCHECK_CONCURRENCY", 64, minimum=1)
+# 0 lifts the per-host limit (benchmarks only).
+LINKCHECK_PER_HOST_CONCURRENCY = env_int("LINKCHECK_PER_HOST_CONCURRENCY", 2, minimum=0)
+LINKCHECK_HOST_SPACING = env_float("LINKCHECK_HOST_SPACING", 0.5, minimum=0.0)
+LINKCHECK_RETRIES = env_int("LINKCHECK_RETRIES", 2, minimum=0)
+LINKCHECK_BACKOFF = env_float("LINKCHECK_BACKOFF", 1.0, minimum=0.0)
+LINKCHECK_RETRY_AFTER_MAX = env_float("LINKCHECK_RETRY_AFTER_MAX", 60.0, minimum=0.0)
+# HEAD first, then GET only when HEAD is refused or the page's text is needed.
+LINKCHECK_HEAD_FIRST = env_bool("LINKCHECK_HEAD_FIRST", True)
+# A source is declared broken after this many failing checks, each at least
+# LINKCHECK_FAILURE_SPACING_DAYS after the previous counted one.
+LINKCHECK_BROKEN_AFTER = env_int("LINKCHECK_BROKEN_AFTER", 3, minimum=1)
+LINKCHECK_FAILURE_SPACING_DAYS = env_float("LINKCHECK_FAILURE_SPACING_DAYS", 3.0, minimum=0.0)
+LINKCHECK_HEALTHY_INTERVAL_DAYS = (
+    env_float("LINKCHECK_HEALTHY_MIN_DAYS", 14.0, minimum=0.0),
+    env_float("LINKCHECK_HEALTHY_MAX_DAYS", 28.0, minimum=0.0),
+)
+LINKCHECK_FAILING_INTERVAL_DAYS = (
+    env_float("LINKCHECK_FAILING_MIN_DAYS", 3.0, minimum=0.0),
+    env_float("LINKCHECK_FAILING_MAX_DAYS", 4.0, minimum=0.0),
+)
+# Sources cited only by archived entries are re-checked this many times less often.
+LINKCHECK_ARCHIVED_FACTOR = env_float("LINKCHECK_ARCHIVED_FACTOR", 4.0, minimum=1.0)
+LINKCHECK_RETENTION_DAYS = env_int("LINKCHECK_RETENTION_DAYS", 400, minimum=1)
+# Sources per Celery task: one task checks a batch concurrently.
+LINKCHECK_BATCH_SIZE = env_int("LINKCHECK_BATCH_SIZE", 200, minimum=1)
+LINKCHECK_MAX_PER_RUN = env_int("LINKCHECK_MAX_PER_RUN", 20000, minimum=1)
+# A claimed source is not handed out again for this long; a lost run is picked
+# up again by a later beat once it passes. Keep it above the visibility timeout.
+LINKCHECK_CLAIM_SECONDS = env_int("LINKCHECK_CLAIM_SECONDS", 2 * 3600, minimum=1)

@@ -1,0 +1,43 @@
+"""The editorial desk in the Django admin, registered here and nowhere else.
+
+Modules: `entries` (the entry page and its inlines), `entry_workflow` (submit,
+publish, history, compare, rollback, share), `forms`, `sources` (the source
+library and link checks), `reference` (shows, episodes, people, organisations),
+`history` (versions and the audit log), `scheduling`, `gates` (the checks panel
+and one-click fixes), `dashboard`, and `urls` (the desk's own pages).
+"""
+
+from django.contrib import admin
+
+from editorial.admin.entries import EntryAdmin
+from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
+from editorial.admin.reference import EpisodeAdmin, OrganisationAdmin, PersonAdmin, ShowAdmin
+from editorial.admin.scheduling import InterestDisclosureWaiverAdmin, ScheduledActionAdmin
+from editorial.admin.sources import LinkCheckAdmin, SourceAdmin
+from editorial.models import InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
+from glossary.models import (
+    Entry,
+    EntryVersion,
+    Episode,
+    LinkCheck,
+    Organisation,
+    Person,
+    Show,
+    Source,
+)
+
+admin.site.site_header = "Glossary Desk"
+admin.site.site_title = "Glossary Desk"
+admin.site.index_title = "Editorial desk"
+
+admin.site.register(Entry, EntryAdmin)
+admin.site.register(EntryVersion, EntryVersionAdmin)
+admin.site.register(WorkflowEvent, WorkflowEventAdmin)
+admin.site.register(Show, ShowAdmin)
+admin.site.register(Episode, EpisodeAdmin)
+admin.site.register(Person, PersonAdmin)
+admin.site.register(Organisation, OrganisationAdmin)
+admin.site.register(Source, SourceAdmin)
+admin.site.register(LinkCheck, LinkCheckAdmin)
+admin.site.register(ScheduledAction, ScheduledActionAdmin)
+admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)

@@ -1,0 +1,257 @@
+"""The desk's forms: the entry form that catches stale saves, inline formsets that keep
+the entry page's query count flat, the citation form, and the scheduling form."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django import forms
+from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget, AutocompleteSelect
+from django.core.exceptions import ValidationError
+from django.db.models import Model
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+
+from editorial import newsroom, workflow
+from editorial.models import ScheduledAction
+from glossary.fields import WebURLValidator
+from glossary.models import Citation, Entry, EpisodeReference, Source, normalise_url
+
+
+class KnownAutocompleteSelect(AutocompleteSelect):
+    """An autocomplete that labels its selected value from a preloaded map.
+
+    Django's widget runs one query per row to label the selected option; on
+    an entry with forty quotes that is forty queries. The formset loads every
+    selected object in one query per field and hands the labels in here.
+    """
+
+    known: dict[str, str] | None = None
+
+    def optgroups(self, name: str, value: Any, attr: Any = None) -> list[Any]:
+        if self.known is None:
+            return super().optgroups(name, value, attr)
+        selected = [str(v) for v in value if v not in ("", None)]
+        default: tuple[None, list[dict[str, Any]], int] = (None, [], 0)
+        groups = [default]
+        if not self.is_required and not self.allow_multiple_selected:
+            default[1].append(self.create_option(name, "", "", False, 0))
+        for index, pk in enumerate(selected, start=1):
+            if pk in self.known:
+                default[1].append(self.create_option(name, pk, self.known[pk], True, index))
+        return groups
+
+
+class PreloadingInlineFormSet(forms.BaseInlineFormSet):
+    """Loads the labels of every autocomplete's selected value once for all rows."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._preload_autocompletes()
+        self._share_choices()
+
+    def _preload_autocompletes(self) -> None:
+        empty = self.empty_form
+        for name, field in empty.fields.items():
+            widget = getattr(field.widget, "widget", None)  # inside the related-field wrapper
+            if not isinstance(widget, KnownAutocompleteSelect):
+                continue
+            values = {
+                str(v) for form in self.forms for v in [form[name].value()] if v not in ("", None)
+            }
+            objects = self._label_queryset(field.queryset.model, values) if values else []
+            known = {str(obj.pk): str(obj) for obj in objects}
+            for form in [*self.forms, empty]:
+                form.fields[name].widget.widget.known = known
+
+    @staticmethod
+    def _label_queryset(model: type[Model], pks: set[str]) -> Any:
+        qs = model._default_manager.filter(pk__in=pks)
+        if model is EpisodeReference:
+            qs = qs.select_related("episode")
+        if hasattr(model, "show"):
+            qs = qs.select_related("show")
+        return qs
+
+    def _share_choices(self) -> None:
+        """Plain selects (not autocompletes) evaluate their choices once, not per row."""
+        for name, field in self.empty_form.fields.items():
+            if isinstance(field, forms.ModelChoiceField) and not isinstance(
+                getattr(field.widget, "widget", None), AutocompleteSelect
+            ):
+                choices = list(field.choices)
+                for form in [*self.forms, self.empty_form]:
+                    form.fields[name].choices = choices
+
+
+class CitationForm(forms.ModelForm):
+    """Cite a known source, or paste a URL: a URL we already have resolves to its source."""
+
+    new_url = forms.CharField(
+        label="or paste a URL",
+        required=False,
+        max_length=2000,
+        validators=[WebURLValidator()],
+        help_text="A URL already in the library is reused; a new one needs a title.",
+        widget=forms.URLInput(attrs={"size": 40}),
+    )
+    new_title = forms.CharField(label="title for a new source", required=False, max_length=300)
+
+    class Meta:
+        model = Citation
+        fields = ["order", "source", "new_url", "new_title", "note", "checked_on", "checked_by"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["source"].required = False
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        url = (cleaned.get("new_url") or "").strip()
+        if url and not cleaned.get("source"):
+            existing = Source.objects.filter(url=normalise_url(url)).first()
+            if existing is not None:
+                cleaned["source"] = existing
+            elif not (cleaned.get("new_title") or "").strip():
+                self.add_error("new_title", "This URL is new to the library: give it a title.")
+            else:
+                # Created now so the row's constraints validate against a saved source;
+                # if the page has other errors the new source is kept, not lost.
+                cleaned["source"], _ = Source.objects.get_or_create(
+                    url=normalise_url(url), defaults={"title": cleaned["new_title"].strip()}
+                )
+        elif not cleaned.get("source") and not self.errors and self.has_changed():
+            self.add_error("source", "Choose a source or paste its URL.")
+        return cleaned
+
+
+def edit_token(entry: Entry) -> str:
+    """What the edit form was opened on: the last content save and the latest version."""
+    stamp = entry.updated_at.isoformat() if entry.updated_at else ""
+    return f"{stamp}|{workflow.latest_version_number(entry)}"
+
+
+def display_name(user: Any) -> str:
+    if user is None:
+        return "Someone"
+    return str(user.get_full_name() or user.get_username())
+
+
+class ConflictCheckingForm(forms.ModelForm):
+    """Refuses to save over a change made after the form was opened.
+
+    The hidden `edit_token` records the entry's `updated_at` (and latest version)
+    when the form was rendered. If someone saved since, the form is invalid: the
+    admin re-shows it with everything typed, names who saved, links to the
+    comparison, and carries the new token so a deliberate second save wins.
+    """
+
+    edit_token = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["edit_token"].initial = edit_token(self.instance)
+
+    def has_changed(self) -> bool:
+        return bool(set(self.changed_data) - {"edit_token"})
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if not self.instance.pk:
+            return cleaned
+        # Lock the row: a concurrent save waits here and then sees the new token.
+        # (The admin's change view runs in one transaction.)
+        current = (
+            Entry.objects.select_for_update(of=("self",))
+            .select_related("updated_by")
+            .get(pk=self.instance.pk)
+        )
+        now_token = edit_token(current)
+        sent = self.data.get(self.add_prefix("edit_token"), "")
+        if sent == now_token:
+            return cleaned
+        opened_version = sent.rpartition("|")[2] if "|" in sent else ""
+        latest = workflow.latest_version_number(current)
+        data = self.data.copy()
+        data[self.add_prefix("edit_token")] = now_token
+        self.data = data
+        when = (
+            date_format(timezone.localtime(current.updated_at), "DATETIME_FORMAT")
+            if current.updated_at
+            else "just now"
+        )
+        compare_url = reverse("admin:glossary_entry_compare", args=[current.pk])
+        if opened_version.isdigit() and int(opened_version) and latest:
+            compare_url += f"?a={opened_version}&b={latest}"
+        raise ValidationError(
+            format_html(
+                "{} saved this entry at {}, after you opened it. Nothing from your form "
+                "has been saved yet; your changes are still below. "
+                '<a href="{}" target="_blank" rel="noopener">Compare what they changed</a>, '
+                "then save again to keep your version (theirs stays in the history).",
+                display_name(current.updated_by),
+                when,
+                compare_url,
+            ),
+            code="stale",
+        )
+
+
+class ScheduledActionForm(forms.ModelForm):
+    """A publish or unpublish at a date and time typed in the newsroom's zone."""
+
+    due_date = forms.DateField(label="Date", widget=AdminDateWidget)
+    due_time = forms.TimeField(
+        label="Time", widget=AdminTimeWidget, help_text="24-hour clock, e.g. 09:00 or 17:30."
+    )
+
+    class Meta:
+        model = ScheduledAction
+        fields = ["entry", "action"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        zone = newsroom.zone_label()
+        self.fields["due_date"].help_text = f"Times are in {zone}."
+        self.fields["due_time"].help_text = (
+            f"Times are in {zone}; 24-hour clock, e.g. 09:00 or 17:30. The entry is "
+            "published at the scheduler's first run after this (within a minute), and only "
+            "if it passes the publish checks then."
+        )
+        if self.instance.pk and self.instance.due_at:
+            local = newsroom.to_local(self.instance.due_at)
+            self.initial.setdefault("due_date", local.date())
+            self.initial.setdefault("due_time", local.time().replace(second=0, microsecond=0))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        day, time = data.get("due_date"), data.get("due_time")
+        if day is None or time is None:
+            return data
+        try:
+            due_at = newsroom.from_local(datetime.datetime.combine(day, time))
+        except ValidationError as exc:
+            raise ValidationError({"due_time": exc.messages}) from None
+        if due_at <= timezone.now():
+            raise ValidationError(
+                {
+                    "due_time": f"{newsroom.format_instant(due_at)} has already passed; "
+                    "choose a time in the future."
+                }
+            )
+        self.instance.due_at = due_at
+        entry, action = data.get("entry"), data.get("action")
+        if entry is not None and action:
+            waiting = ScheduledAction.objects.filter(
+                entry=entry, action=action, state=ScheduledAction.State.PENDING
+            ).exclude(pk=self.instance.pk)
+            if waiting.exists():
+                raise ValidationError(
+                    f"“{entry.term}” already has a {action} waiting; change that one's time "
+                    "or cancel it first."
+                )
+        return data

@@ -1,0 +1,70 @@
+"""Versions and the workflow's audit log in the admin: history, read-only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from glossary.models import EntryVersion
+
+
+class EntryVersionAdmin(admin.ModelAdmin):
+    """Versions are history: read-only; compare and roll back from the entry's history page.
+
+    Only admins (delete_entryversion) can delete them, which deleting an entry needs.
+    """
+
+    list_display = [
+        "entry",
+        "number",
+        "created_at",
+        "created_by",
+        "published_at",
+        "is_material",
+        "links",
+    ]
+    list_select_related = ["entry", "created_by"]
+    search_fields = ["term", "slug"]
+    exclude = ["data", "rendered_html", "search_text"]
+    readonly_fields = [
+        f.name
+        for f in EntryVersion._meta.fields
+        if f.name not in ("data", "rendered_html", "search_text")
+    ] + ["links"]
+
+    @admin.display(description="see")
+    def links(self, obj: EntryVersion) -> str:
+        return format_html(
+            '<a href="{}">preview</a> · <a href="{}">history of the entry</a>',
+            reverse("preview:version", args=[obj.entry_id, obj.number]),
+            reverse("admin:glossary_entry_history", args=[obj.entry_id]),
+        )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class WorkflowEventAdmin(admin.ModelAdmin):
+    """The audit log of every workflow step, across entries; written only by editorial.workflow."""
+
+    list_display = ["at", "entry", "action", "from_status", "to_status", "actor", "comment"]
+    list_filter = ["action"]
+    list_select_related = ["entry", "actor"]
+    search_fields = ["entry__term", "comment", "override_reason"]
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,52 @@
+"""Reference data in the admin: shows, episodes (with sponsors and appearances), people,
+organisations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from glossary.models import Appearance, Sponsorship
+
+
+class SponsorshipInline(admin.TabularInline):
+    model = Sponsorship
+    extra = 0
+    autocomplete_fields = ["organisation"]
+
+
+class AppearanceInline(admin.TabularInline):
+    model = Appearance
+    extra = 0
+    autocomplete_fields = ["person", "affiliation"]
+
+
+class ShowAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "deep_link_style"]
+    search_fields = ["name"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+class EpisodeAdmin(admin.ModelAdmin):
+    list_display = ["number", "title", "show", "season", "air_date"]
+    list_filter = ["show", "season"]
+    list_select_related = ["show"]
+    search_fields = ["title", "number", "show__name"]
+    inlines = [SponsorshipInline, AppearanceInline]
+
+    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
+        return super().get_search_results(request, queryset.select_related("show"), search_term)
+
+
+class PersonAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug"]
+    search_fields = ["name"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+class OrganisationAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "url"]
+    search_fields = ["name"]
+    prepopulated_fields = {"slug": ["name"]}
