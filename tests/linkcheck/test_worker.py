@@ -77,7 +77,7 @@ class Processes:
     def start(self, *args: str) -> subprocess.Popen[bytes]:
         log = open(self.tmp_path / f"{args[0]}-{len(self.running)}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
-            [CELERY, "-A", "editorial", *args, "--loglevel=INFO"],
+            [CELERY, "-A", "config", *args, "--loglevel=INFO"],
             env=self.env,
             cwd=django_settings.BASE_DIR,
             stdout=log,
