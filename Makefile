@@ -36,6 +36,7 @@ migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 
 demo: migrate
+	$(PY) manage.py rerender
 	$(PY) manage.py load_demo
 	$(PY) manage.py ensure_demo_admin
 

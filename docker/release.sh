@@ -5,3 +5,5 @@
 set -eu
 python manage.py check --deploy --fail-level WARNING
 python manage.py migrate --noinput
+# Live pages are rendered at publish; a deploy may change their templates.
+python manage.py rerender

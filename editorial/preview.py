@@ -25,7 +25,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.safestring import mark_safe
 
 from editorial.permissions import Action, require
-from glossary import publishing
+from glossary import document, entry_page, publishing
 from glossary.models import Entry, EntryVersion
 
 app_name = "preview"
@@ -49,7 +49,7 @@ def version_for_sharing(entry: Entry, *, user: Any) -> EntryVersion:
     """The version a share link shows: the latest, saved first if the working copy moved on."""
     require(user, Action.SHARE_PREVIEW)
     latest = entry.versions.order_by("-number").first()
-    if latest is not None and latest.data == publishing.snapshot(entry):
+    if latest is not None and latest.data == document.build(entry).dump():
         return latest
     return publishing.save_version(entry, user=user, comment="Saved for a preview link.")
 
@@ -62,7 +62,8 @@ def _render(
     expires: Any = None,
     status: int = 200,
 ) -> HttpResponse:
-    version.rendered_html = publishing.render_version(version)
+    doc = document.load(version.data)
+    article = entry_page.render_article(doc, publishing.live_links(doc))
     # The public entry page's template and context (glossary/entry.html), minus what
     # only a live page has: a canonical address, structured data, correction history
     # and the "last updated" date.
@@ -70,8 +71,7 @@ def _render(
         "page_title": version.term,
         "page_description": version.summary,
         "site_name": getattr(settings, "PUBLIC_SITE_NAME", "Glossary"),
-        "article_html": mark_safe(version.rendered_html),  # noqa: S308 - rendered and sanitised at publish time
-        "after_article": "",
+        "page_html": mark_safe(article),  # noqa: S308 - rendered from a sanitised document
         "banner": banner,
         "expires": expires,
     }
@@ -96,7 +96,7 @@ def working_copy(request: HttpRequest, entry_id: int) -> HttpResponse:
     """The entry as it stands in the admin right now, saved or not as a version."""
     require(request.user, Action.VIEW)
     entry = get_object_or_404(Entry, pk=entry_id)
-    version = EntryVersion(entry=entry, number=0, data=publishing.snapshot(entry))
+    version = EntryVersion(entry=entry, number=0, data=document.build(entry).dump())
     version.term, version.summary = entry.term, entry.summary
     banner = f"Preview of the working copy of “{entry.term}” ({_status_label(entry)})."
     return _render(request, version, banner=banner)

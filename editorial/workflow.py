@@ -21,8 +21,7 @@ from django.utils import timezone
 from editorial.gates import run_gates
 from editorial.models import WorkflowEvent
 from editorial.permissions import Action, require
-from editorial.versions import restore_working_copy
-from glossary import publishing
+from glossary import document, publishing
 from glossary.models import Entry, EntryVersion
 
 Status = Entry.Status
@@ -231,7 +230,7 @@ def publish_entry(
             latest
             if latest is not None
             and latest.published_at is None
-            and latest.data == publishing.snapshot(locked)
+            and latest.data == document.build(locked).dump()
             else None
         )
         version = publishing.publish(
@@ -328,7 +327,7 @@ def rollback_to(
         locked = _lock(entry)
         _check_state(locked, ROLLBACK_FROM, "rolled back (restore it from the archive first)")
         before = locked.status
-        warnings = restore_working_copy(locked, version.data, user=user)
+        warnings = document.write_back(locked, document.load(version.data), user=user)
         new = publishing.record_edit(
             locked, user=user, comment=comment or f"Rolled back to version {version.number}."
         )

@@ -1,649 +1,740 @@
-"""The read-only JSON API, and its OpenAPI 3.1 description generated from the same metadata.
+"""The read-only JSON API, declared once: each representation is a schema, and the OpenAPI
+document (served at /api/openapi.json) is generated from the same declarations by
+django-ninja.
 
-Every endpoint reads through the visibility rule in glossary.views and is served
-through the public page cache. Lists are paginated with `page` (from 1) and
-`page_size` (1 to 100).
+Every endpoint reads through glossary.selectors (published content only) and
+is served through the public page cache. Lists are paginated with `page`
+(from 1) and `page_size` (1 to 100). An entry's representation is built when
+its page is rendered at publish (`entry_detail`, stored in
+EntryVersion.api_json), so the entry endpoint serves it without rendering
+anything per request.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+import datetime
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
 from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
 from django.db.models import QuerySet
-from django.http import HttpRequest, JsonResponse
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_safe
+from ninja import NinjaAPI, Query, Schema
+from ninja.decorators import decorate_view
+from ninja.errors import ValidationError as NinjaValidationError
+from pydantic import Field
 
+from glossary import document, selectors
 from glossary.cache import public_page
+from glossary.document import EntryDocument, Facts
+from glossary.entry_page import disclosure_parts
+from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
-from glossary.models import Entry, EntryVersion
-from glossary.search import search
-from glossary.views import (
-    live_versions,
-    public_episodes,
-    public_people,
-    public_tags,
-)
+from glossary.models import Episode, Organisation, Person
+from glossary.paths import absolute, path_for
+from glossary.search import MAX_QUERY_LENGTH, search
 
 MAX_PAGE_SIZE = 100
-API_VERSION = "1.0.0"
+API_VERSION = "1.1.0"
+
+DisclosureKind = Literal["sponsorship", "commercial_interest", "partnership", "other"]
+SourceStatus = Literal["live", "dead", "unfit", "usurped"]
+Role = Literal["host", "guest"]
 
 
 class ApiError(Exception):
+    """An answer other than 200, with the message the client reads in `error`."""
+
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
 
 
-@dataclass
-class Operation:
-    path: str
+# --- Representations ------------------------------------------------------------------
+
+
+class Error(Schema):
+    error: str
+
+
+class EntrySummary(Schema):
+    term: str
+    slug: str
     summary: str
-    schema: str
-    paginated: bool = False
-    params: list[dict[str, Any]] = field(default_factory=list)
+    url: str
+    api_url: str
 
 
-OPERATIONS: list[Operation] = []
+class SearchHit(EntrySummary):
+    fuzzy: bool
 
 
-def endpoint(
-    path: str,
-    summary: str,
-    schema: str,
+class EpisodeRef(Schema):
+    id: int
+    show: str
+    season: int
+    number: int
+    title: str
+    url: str
+
+
+class PersonRef(Schema):
+    name: str
+    slug: str
+    url: str
+
+
+class OrganisationRef(Schema):
+    name: str
+    slug: str
+
+
+class DisclosureOut(Schema):
+    kind: DisclosureKind
+    text: str
+    at: int | None
+    episode: EpisodeRef | None
+    organisation: OrganisationRef | None
+    person: PersonRef | None
+
+
+class ReferenceOut(Schema):
+    episode: EpisodeRef
+    at: int
+    speaker: PersonRef | None
+    affiliation: OrganisationRef | None
+    text: str
+    disclosures: list[DisclosureOut]
+
+
+class QuoteOut(Schema):
+    text: str
+    verbatim: str
+    lightly_edited: bool
+    speaker: PersonRef
+    affiliation: OrganisationRef | None
+    episode: EpisodeRef
+    start: int
+    end: int | None
+
+
+class SourceOut(Schema):
+    title: str
+    publisher: str
+    url: str
+    archive_url: str | None
+    status: SourceStatus
+    note: str
+    checked_on: datetime.date | None
+
+
+class SeeAlsoOut(Schema):
+    text: str
+    note: str
+    # Only a target readers can open has an address.
+    entry: EntrySummary | None
+
+
+class EntryOut(EntrySummary):
+    aliases: list[str]
+    tags: list[str]
+    body_markdown: str
+    body_html: str
+    first_published: datetime.datetime | None
+    updated: datetime.datetime | None
+    correction_note: str | None
+    references: list[ReferenceOut]
+    disclosures: list[DisclosureOut]
+    quotes: list[QuoteOut]
+    sources: list[SourceOut]
+    see_also: list[SeeAlsoOut]
+
+
+class EpisodeOut(Schema):
+    id: int
+    show: str
+    season: int
+    number: int
+    title: str
+    air_date: datetime.date | None
+    duration: int | None
+    listen_url: str | None
+    url: str
+    api_url: str
+
+
+class SponsorOut(Schema):
+    organisation: str
+    slug: str
+    read_at: int | None
+
+
+class EpisodePersonOut(Schema):
+    name: str
+    slug: str
+    role: Role
+    affiliation: str | None
+
+
+class EpisodeDetail(EpisodeOut):
+    sponsors: list[SponsorOut]
+    people: list[EpisodePersonOut]
+    entries: list[EntrySummary]
+
+
+class PersonOut(Schema):
+    name: str
+    slug: str
+    url: str
+    api_url: str
+
+
+class PersonDetail(PersonOut):
+    entries: list[EntrySummary]
+
+
+class OrganisationOut(Schema):
+    name: str
+    slug: str
+    website: str | None
+    url: str
+    api_url: str
+
+
+class SponsoredEpisodeOut(Schema):
+    episode: EpisodeRef
+    read_at: int | None
+
+
+class OrganisationDetail(OrganisationOut):
+    sponsored: list[SponsoredEpisodeOut]
+    entries: list[EntrySummary]
+
+
+class TagOut(Schema):
+    name: str
+    slug: str
+    entry_count: int
+    url: str
+    api_url: str
+
+
+class TagDetail(TagOut):
+    entries: list[EntrySummary]
+
+
+class Page(Schema):
+    count: int
+    page: int
+    page_size: int
+    next: str | None
+    previous: str | None
+
+
+class EntryPage(Page):
+    results: list[EntrySummary]
+
+
+class SearchPage(Page):
+    results: list[SearchHit]
+
+
+class EpisodePage(Page):
+    results: list[EpisodeOut]
+
+
+class PersonPage(Page):
+    results: list[PersonOut]
+
+
+class OrganisationPage(Page):
+    results: list[OrganisationOut]
+
+
+class TagPage(Page):
+    results: list[TagOut]
+
+
+class Paging(Schema):
+    page: int = Field(1, ge=1, description="Page number, from 1.")
+    page_size: int = Field(
+        settings.PUBLIC_API_PAGE_SIZE,
+        ge=1,
+        le=MAX_PAGE_SIZE,
+        description=f"Results per page, 1 to {MAX_PAGE_SIZE}.",
+    )
+
+
+# --- Building representations ------------------------------------------------------------
+
+
+def _entry_summary(term: str, slug: str, summary: str) -> EntrySummary:
+    return EntrySummary(
+        term=term,
+        slug=slug,
+        summary=summary,
+        url=absolute(path_for("glossary:entry", slug)),
+        api_url=absolute(path_for("glossary:api-entry", slug)),
+    )
+
+
+def _episode_ref(facts: Facts, episode_id: int) -> EpisodeRef:
+    ep = facts.episodes[episode_id]
+    show = facts.shows[ep.show]
+    return EpisodeRef(
+        id=ep.id,
+        show=show.name,
+        season=ep.season,
+        number=ep.number,
+        title=ep.title,
+        url=absolute(path_for("glossary:episode", show.slug, ep.season, ep.number)),
+    )
+
+
+def _person_ref(facts: Facts, person_id: int | None) -> PersonRef | None:
+    if person_id is None:
+        return None
+    p = facts.people[person_id]
+    return PersonRef(name=p.name, slug=p.slug, url=absolute(path_for("glossary:person", p.slug)))
+
+
+def _org_ref(org: document.Organisation | None) -> OrganisationRef | None:
+    return OrganisationRef(name=org.name, slug=org.slug) if org else None
+
+
+def _disclosure(facts: Facts, d: document.Disclosure) -> DisclosureOut:
+    text, at, _ = disclosure_parts(facts, d)
+    return DisclosureOut(
+        kind=d.kind,  # type: ignore[arg-type]
+        text=text,
+        at=at,
+        episode=_episode_ref(facts, d.episode) if d.episode is not None else None,
+        organisation=_org_ref(facts.organisations.get(d.organisation or 0)),
+        person=_person_ref(facts, d.person),
+    )
+
+
+def entry_detail(
+    doc: EntryDocument,
     *,
-    paginated: bool = False,
-    params: list[dict[str, Any]] | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a view's OpenAPI metadata and wrap it: JSON errors, GET only, page cache."""
+    live_links: LiveLinks,
+    first_published: datetime.datetime | None,
+    updated: datetime.datetime | None,
+    correction_note: str,
+) -> str:
+    """The entry endpoint's answer for a live version, as JSON text (rendered at publish)."""
+    facts = doc.facts
+    out = EntryOut(
+        **_entry_summary(doc.term, doc.slug, doc.summary).model_dump(),
+        aliases=list(doc.aliases),
+        tags=[t.name for t in doc.tags],
+        body_markdown=doc.body,
+        body_html=render_markdown(doc.body),
+        first_published=first_published,
+        updated=updated,
+        correction_note=correction_note or None,
+        references=[
+            ReferenceOut(
+                episode=_episode_ref(facts, r.episode),
+                at=r.at,
+                speaker=_person_ref(facts, r.speaker),
+                affiliation=_org_ref(facts.affiliation(r.episode, r.speaker)),
+                text=r.text,
+                disclosures=[_disclosure(facts, d) for d in r.disclosures],
+            )
+            for r in doc.references
+        ],
+        disclosures=[_disclosure(facts, d) for d in doc.disclosures],
+        quotes=[
+            QuoteOut(
+                text=q.text,
+                verbatim=q.verbatim,
+                lightly_edited=q.lightly_edited,
+                speaker=_person_ref(facts, q.speaker),  # type: ignore[arg-type]
+                affiliation=_org_ref(facts.affiliation(q.episode, q.speaker)),
+                episode=_episode_ref(facts, q.episode),
+                start=q.start,
+                end=q.end,
+            )
+            for q in doc.quotes
+        ],
+        sources=[
+            SourceOut(
+                title=facts.sources[c.source].title,
+                publisher=facts.sources[c.source].publisher,
+                url=facts.sources[c.source].url,
+                archive_url=facts.sources[c.source].archive_url or None,
+                status=facts.sources[c.source].citation_status,  # type: ignore[arg-type]
+                note=c.note,
+                checked_on=c.checked_on,
+            )
+            for c in doc.citations
+        ],
+        see_also=[
+            SeeAlsoOut(
+                text=s.link_text or (live_links[s.entry][0] if s.entry in live_links else s.term),
+                note=s.note,
+                entry=_entry_summary(*live_links[s.entry], "") if s.entry in live_links else None,
+            )
+            for s in doc.see_also
+        ],
+    )
+    return out.model_dump_json()
 
-    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
-        OPERATIONS.append(Operation(path, summary, schema, paginated, params or []))
 
-        @functools.wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-            try:
-                return JsonResponse(
-                    view(request, *args, **kwargs), json_dumps_params={"ensure_ascii": False}
-                )
-            except ApiError as exc:
-                return JsonResponse({"error": exc.message}, status=exc.status)
-
-        return require_safe(public_page(wrapper))
-
-    return decorate
-
-
-def _absolute(path: str) -> str:
-    return f"{settings.SITE_URL}{path}"
+def _episode_out(ep: Episode) -> EpisodeOut:
+    return EpisodeOut(
+        id=ep.pk,
+        show=ep.show.name,
+        season=ep.season,
+        number=ep.number,
+        title=ep.title,
+        air_date=ep.air_date,
+        duration=ep.duration,
+        listen_url=ep.url or ep.audio_url or None,
+        url=absolute(ep.get_absolute_url()),
+        api_url=absolute(path_for("glossary:api-episode", ep.pk)),
+    )
 
 
-def _int_param(request: HttpRequest, name: str, default: int, low: int, high: int) -> int:
-    raw = request.GET.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, f"{name} must be a whole number, not {raw!r}.") from None
-    if not low <= value <= high:
-        raise ApiError(400, f"{name} must be between {low} and {high}, not {value}.")
-    return value
+def _person_out(p: Person) -> PersonOut:
+    return PersonOut(
+        name=p.name,
+        slug=p.slug,
+        url=absolute(p.get_absolute_url()),
+        api_url=absolute(path_for("glossary:api-person", p.slug)),
+    )
 
 
-def paginate(
-    request: HttpRequest, items: QuerySet[Any] | list[Any], render: Callable[[Any], Any]
+def _organisation_out(o: Organisation) -> OrganisationOut:
+    return OrganisationOut(
+        name=o.name,
+        slug=o.slug,
+        website=o.url or None,
+        url=absolute(o.get_absolute_url()),
+        api_url=absolute(path_for("glossary:api-organisation", o.slug)),
+    )
+
+
+def _tag_out(t: Any) -> TagOut:
+    return TagOut(
+        name=t.name,
+        slug=t.slug,
+        entry_count=t.entry_count,
+        url=absolute(path_for("glossary:tag", t.slug)),
+        api_url=absolute(path_for("glossary:api-tag", t.slug)),
+    )
+
+
+def _entries(versions: QuerySet[Any]) -> list[EntrySummary]:
+    rows = versions.order_by("term").values_list("term", "slug", "summary")
+    return [_entry_summary(*r) for r in rows]
+
+
+T = TypeVar("T")
+
+
+def _paginate(
+    request: HttpRequest,
+    paging: Paging,
+    items: QuerySet[Any] | Sequence[Any],
+    out: Callable[[Any], T],
 ) -> dict[str, Any]:
-    size = _int_param(request, "page_size", settings.PUBLIC_API_PAGE_SIZE, 1, MAX_PAGE_SIZE)
-    number = _int_param(request, "page", 1, 1, 10**9)
-    paginator = Paginator(items, size)
+    paginator = Paginator(items, paging.page_size)
     try:
-        page = paginator.page(number)
+        page = paginator.page(paging.page)
     except EmptyPage:
         raise ApiError(
-            404, f"There is no page {number}; the last page is {paginator.num_pages}."
+            404, f"There is no page {paging.page}; the last page is {paginator.num_pages}."
         ) from None
 
     def link(n: int) -> str:
         query = request.GET.copy()
         query["page"] = str(n)
-        return _absolute(f"{request.path}?{query.urlencode()}")
+        return absolute(f"{request.path}?{query.urlencode()}")
 
     return {
         "count": paginator.count,
-        "page": number,
-        "page_size": size,
-        "next": link(number + 1) if page.has_next() else None,
-        "previous": link(number - 1) if page.has_previous() else None,
-        "results": [render(item) for item in page.object_list],
+        "page": paging.page,
+        "page_size": paging.page_size,
+        "next": link(paging.page + 1) if page.has_next() else None,
+        "previous": link(paging.page - 1) if page.has_previous() else None,
+        "results": [out(item) for item in page.object_list],
     }
 
 
-# --- Representations ---------------------------------------------------------------
+# --- The API ------------------------------------------------------------------------------
 
-
-def _entry_summary(term: str, slug: str, summary: str) -> dict[str, Any]:
-    return {
-        "term": term,
-        "slug": slug,
-        "summary": summary,
-        "url": _absolute(reverse("glossary:entry", args=[slug])),
-        "api_url": _absolute(reverse("glossary:api-entry", args=[slug])),
-    }
-
-
-def _episode_ref(ep: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": ep["id"],
-        "show": ep["show"]["name"],
-        "season": ep["season"],
-        "number": ep["number"],
-        "title": ep["title"],
-        "url": _absolute(
-            reverse("glossary:episode", args=[ep["show"]["slug"], ep["season"], ep["number"]])
-        ),
-    }
-
-
-def _person_ref(p: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not p:
-        return None
-    return {
-        "name": p["name"],
-        "slug": p["slug"],
-        "url": _absolute(reverse("glossary:person", args=[p["slug"]])),
-    }
-
-
-def _org_ref(o: dict[str, Any] | None) -> dict[str, Any] | None:
-    return {"name": o["name"], "slug": o["slug"]} if o else None
-
-
-def _disclosure(d: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "kind": d["kind"],
-        "text": d["text"],
-        "at": d["at"],
-        "episode": _episode_ref(d["episode"]) if d["episode"] else None,
-        "organisation": _org_ref(d["organisation"]),
-        "person": _person_ref(d["person"]),
-    }
-
-
-def entry_detail_data(version: EntryVersion, entry: Entry, live_ids: set[int]) -> dict[str, Any]:
-    data = version.data
-    return {
-        **_entry_summary(version.term, version.slug, version.summary),
-        "aliases": data["aliases"],
-        "tags": data["tags"],
-        "body_markdown": data["body"],
-        "body_html": render_markdown(data["body"]),
-        "first_published": entry.first_published_at.isoformat()
-        if entry.first_published_at
-        else None,
-        "updated": entry.significant_change_at.isoformat() if entry.significant_change_at else None,
-        "correction_note": version.correction_note or None,
-        "references": [
-            {
-                "episode": _episode_ref(r["episode"]),
-                "at": r["at"],
-                "speaker": _person_ref(r["speaker"]),
-                "affiliation": _org_ref(r["affiliation"]),
-                "text": r["text"],
-                "disclosures": [_disclosure(d) for d in r["disclosures"]],
-            }
-            for r in data["references"]
-        ],
-        "disclosures": [_disclosure(d) for d in data["disclosures"]],
-        "quotes": [
-            {
-                "text": q["text"],
-                "verbatim": q["verbatim"],
-                "lightly_edited": q["lightly_edited"],
-                "speaker": _person_ref(q["speaker"]),
-                "affiliation": _org_ref(q["affiliation"]),
-                "episode": _episode_ref(q["episode"]),
-                "start": q["start"],
-                "end": q["end"],
-            }
-            for q in data["quotes"]
-        ],
-        "sources": [
-            {
-                "title": c["source"]["title"],
-                "publisher": c["source"]["publisher"],
-                "url": c["source"]["url"],
-                "archive_url": c["source"]["archive_url"] or None,
-                "status": c["source"]["citation_status"],
-                "note": c["note"],
-                "checked_on": c["checked_on"],
-            }
-            for c in data["citations"]
-        ],
-        # Unpublished targets are named as the page names them, without an address.
-        "see_also": [
-            {
-                "text": s["link_text"],
-                "note": s["note"],
-                "entry": _entry_summary(s["term"], s["slug"], "")
-                if s["entry_id"] in live_ids
-                else None,
-            }
-            for s in data["see_also"]
-        ],
-    }
-
-
-# --- Endpoints -----------------------------------------------------------------------
-
-_PAGE_PARAMS = [
-    {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
-    {
-        "name": "page_size",
-        "in": "query",
-        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
-    },
-]
-
-
-def _path_param(name: str, kind: str = "string") -> dict[str, Any]:
-    return {"name": name, "in": "path", "required": True, "schema": {"type": kind}}
-
-
-@endpoint("/api/v1/entries/", "Published entries, A to Z", "EntrySummary", paginated=True)
-def entries(request: HttpRequest) -> dict[str, Any]:
-    rows = live_versions().order_by("term").values_list("term", "slug", "summary")
-    return paginate(request, rows, lambda r: _entry_summary(*r))
-
-
-@endpoint(
-    "/api/v1/entries/{slug}/",
-    "One published entry, as its page shows it",
-    "Entry",
-    params=[_path_param("slug")],
+api = NinjaAPI(
+    title=f"{settings.PUBLIC_SITE_NAME} API",
+    version=API_VERSION,
+    description="Read-only access to the published glossary. Nothing unpublished is ever "
+    "returned. Responses carry ETag and Last-Modified; send them back for a 304.",
+    openapi_url=None,
+    docs_url=None,
+    urls_namespace="glossary-api",
 )
-def entry(request: HttpRequest, slug: str) -> dict[str, Any]:
-    version = live_versions().select_related("live_for").filter(slug=slug).first()
-    if version is None:
+
+ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error}
+
+
+@api.exception_handler(ApiError)
+def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return api.create_response(request, {"error": exc.message}, status=exc.status)
+
+
+@api.exception_handler(NinjaValidationError)
+def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
+    """A parameter we cannot read: 400 with a sentence naming it, not pydantic's report."""
+    problem = exc.errors[0] if exc.errors else {}
+    name = str(problem.get("loc", ["", "parameter"])[-1])
+    raw = request.GET.get(name, "")
+    kind = problem.get("type", "")
+    if kind in ("int_parsing", "int_type"):
+        message = f"{name} must be a whole number, not {raw!r}."
+    elif kind in ("greater_than_equal", "less_than_equal"):
+        low = 1
+        high = MAX_PAGE_SIZE if name == "page_size" else None
+        bounds = f"between {low} and {high}" if high else f"at least {low}"
+        message = f"{name} must be {bounds}, not {raw}."
+    elif kind == "missing":
+        message = f"Give the {name} parameter."
+    else:
+        message = f"{name} is not valid: {problem.get('msg', 'check its value')}."
+    return api.create_response(request, {"error": message}, status=400)
+
+
+@api.get(
+    "/entries/",
+    response={200: EntryPage, **ERRORS},
+    url_name="api-entries",
+    summary="Published entries, A to Z",
+)
+@decorate_view(require_safe, public_page)
+def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
+    rows = selectors.live_versions().order_by("term").values_list("term", "slug", "summary")
+    return _paginate(request, paging, rows, lambda r: _entry_summary(*r))
+
+
+@api.get(
+    "/entries/{slug}/",
+    response={200: EntryOut, **ERRORS},
+    url_name="api-entry",
+    summary="One published entry, as its page shows it",
+)
+@decorate_view(require_safe, public_page)
+def entry(request: HttpRequest, slug: str) -> HttpResponse:
+    stored = selectors.live_versions().filter(slug=slug).values_list("api_json", flat=True).first()
+    if stored is None:
         raise ApiError(404, "No published entry has this slug.")
-    ids = [s["entry_id"] for s in version.data["see_also"]]
-    live_ids = (
-        set(Entry.objects.published().filter(pk__in=ids).values_list("pk", flat=True))
-        if ids
-        else set()
-    )
-    return entry_detail_data(version, version.live_for, live_ids)
+    # Rendered and validated against EntryOut when the version was published.
+    return HttpResponse(stored, content_type="application/json")
 
 
-def _episode_data(ep: Any) -> dict[str, Any]:
-    return {
-        "id": ep.pk,
-        "show": ep.show.name,
-        "season": ep.season,
-        "number": ep.number,
-        "title": ep.title,
-        "air_date": ep.air_date.isoformat() if ep.air_date else None,
-        "duration": ep.duration,
-        "listen_url": ep.url or ep.audio_url or None,
-        "url": _absolute(ep.get_absolute_url()),
-        "api_url": _absolute(reverse("glossary:api-episode", args=[ep.pk])),
-    }
-
-
-@endpoint("/api/v1/episodes/", "Episodes that published entries draw on", "Episode", paginated=True)
-def episodes(request: HttpRequest) -> dict[str, Any]:
-    qs = public_episodes().select_related("show").order_by("show__name", "-season", "-number")
-    return paginate(request, qs, _episode_data)
-
-
-@endpoint(
-    "/api/v1/episodes/{id}/",
-    "One episode and the published entries drawn from it",
-    "EpisodeDetail",
-    params=[_path_param("id", "integer")],
+@api.get(
+    "/episodes/",
+    response={200: EpisodePage, **ERRORS},
+    url_name="api-episodes",
+    summary="Episodes that published entries draw on",
 )
-def episode(request: HttpRequest, pk: int) -> dict[str, Any]:
-    found = public_episodes().select_related("show").filter(pk=pk).first()
+@decorate_view(require_safe, public_page)
+def episodes(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
+    qs = (
+        selectors.public_episodes()
+        .select_related("show")
+        .order_by("show__name", "-season", "-number")
+    )
+    return _paginate(request, paging, qs, _episode_out)
+
+
+@api.get(
+    "/episodes/{id}/",
+    response={200: EpisodeDetail, **ERRORS},
+    url_name="api-episode",
+    summary="One episode and the published entries drawn from it",
+)
+@decorate_view(require_safe, public_page)
+def episode(request: HttpRequest, id: int) -> EpisodeDetail:  # noqa: A002 - the path's name
+    found = selectors.public_episodes().select_related("show").filter(pk=id).first()
     if found is None:
         raise ApiError(404, "No public episode has this id.")
     sponsors = found.sponsorships.select_related("organisation").order_by("read_at")
-    guests = found.appearances.select_related("person", "affiliation").order_by(
+    people = found.appearances.select_related("person", "affiliation").order_by(
         "role", "person__name"
     )
-    rows = (
-        live_versions()
-        .filter(episodes=found)
-        .order_by("term")
-        .values_list("term", "slug", "summary")
-    )
-    return {
-        **_episode_data(found),
-        "sponsors": [
-            {"organisation": s.organisation.name, "slug": s.organisation.slug, "read_at": s.read_at}
+    return EpisodeDetail(
+        **_episode_out(found).model_dump(),
+        sponsors=[
+            SponsorOut(
+                organisation=s.organisation.name, slug=s.organisation.slug, read_at=s.read_at
+            )
             for s in sponsors
         ],
-        "people": [
-            {
-                "name": a.person.name,
-                "slug": a.person.slug,
-                "role": a.role,
-                "affiliation": a.affiliation.name if a.affiliation else None,
-            }
-            for a in guests
+        people=[
+            EpisodePersonOut(
+                name=a.person.name,
+                slug=a.person.slug,
+                role=a.role,  # type: ignore[arg-type]
+                affiliation=a.affiliation.name if a.affiliation else None,
+            )
+            for a in people
         ],
-        "entries": [_entry_summary(*r) for r in rows],
-    }
+        entries=_entries(selectors.live_versions().filter(episodes=found)),
+    )
 
 
-def _person_data(p: Any) -> dict[str, Any]:
-    return {
-        "name": p.name,
-        "slug": p.slug,
-        "url": _absolute(p.get_absolute_url()),
-        "api_url": _absolute(reverse("glossary:api-person", args=[p.slug])),
-    }
-
-
-@endpoint(
-    "/api/v1/people/", "People quoted or appearing on public episodes", "Person", paginated=True
+@api.get(
+    "/people/",
+    response={200: PersonPage, **ERRORS},
+    url_name="api-people",
+    summary="People quoted or appearing on public episodes",
 )
-def people(request: HttpRequest) -> dict[str, Any]:
-    return paginate(request, public_people().order_by("name"), _person_data)
+@decorate_view(require_safe, public_page)
+def people(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
+    return _paginate(request, paging, selectors.public_people().order_by("name"), _person_out)
 
 
-@endpoint(
-    "/api/v1/people/{slug}/",
-    "One person and the published entries that quote or cite them",
-    "PersonDetail",
-    params=[_path_param("slug")],
+@api.get(
+    "/people/{slug}/",
+    response={200: PersonDetail, **ERRORS},
+    url_name="api-person",
+    summary="One person and the published entries that quote or cite them",
 )
-def person(request: HttpRequest, slug: str) -> dict[str, Any]:
-    found = public_people().filter(slug=slug).first()
+@decorate_view(require_safe, public_page)
+def person(request: HttpRequest, slug: str) -> PersonDetail:
+    found = selectors.public_people().filter(slug=slug).first()
     if found is None:
         raise ApiError(404, "No public person has this slug.")
-    rows = (
-        live_versions().filter(people=found).order_by("term").values_list("term", "slug", "summary")
+    return PersonDetail(
+        **_person_out(found).model_dump(),
+        entries=_entries(selectors.live_versions().filter(people=found)),
     )
-    return {**_person_data(found), "entries": [_entry_summary(*r) for r in rows]}
 
 
-def _tag_data(t: Any) -> dict[str, Any]:
-    return {
-        "name": t.name,
-        "slug": t.slug,
-        "entry_count": t.entry_count,
-        "url": _absolute(reverse("glossary:tag", args=[t.slug])),
-        "api_url": _absolute(reverse("glossary:api-tag", args=[t.slug])),
-    }
-
-
-@endpoint("/api/v1/tags/", "Topics carried by published entries", "Tag", paginated=True)
-def tags(request: HttpRequest) -> dict[str, Any]:
-    return paginate(request, public_tags().order_by("name"), _tag_data)
-
-
-@endpoint(
-    "/api/v1/tags/{slug}/",
-    "One topic and its published entries",
-    "TagDetail",
-    params=[_path_param("slug")],
+@api.get(
+    "/organisations/",
+    response={200: OrganisationPage, **ERRORS},
+    url_name="api-organisations",
+    summary="Sponsors of public episodes, organisations their guests speak for, and "
+    "organisations published entries disclose",
 )
-def tag(request: HttpRequest, slug: str) -> dict[str, Any]:
-    found = public_tags().filter(slug=slug).first()
+@decorate_view(require_safe, public_page)
+def organisations(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
+    qs = selectors.public_organisations().order_by("name")
+    return _paginate(request, paging, qs, _organisation_out)
+
+
+@api.get(
+    "/organisations/{slug}/",
+    response={200: OrganisationDetail, **ERRORS},
+    url_name="api-organisation",
+    summary="One organisation: the public episodes it sponsored and the published entries "
+    "that name it",
+)
+@decorate_view(require_safe, public_page)
+def organisation(request: HttpRequest, slug: str) -> OrganisationDetail:
+    found = selectors.public_organisations().filter(slug=slug).first()
+    if found is None:
+        raise ApiError(404, "No public organisation has this slug.")
+    sponsorships = (
+        found.sponsorships.filter(episode_id__in=selectors.public_episode_ids())
+        .select_related("episode__show")
+        .order_by("-episode__season", "-episode__number")
+    )
+    return OrganisationDetail(
+        **_organisation_out(found).model_dump(),
+        sponsored=[
+            SponsoredEpisodeOut(
+                episode=EpisodeRef(
+                    id=s.episode.pk,
+                    show=s.episode.show.name,
+                    season=s.episode.season,
+                    number=s.episode.number,
+                    title=s.episode.title,
+                    url=absolute(s.episode.get_absolute_url()),
+                ),
+                read_at=s.read_at,
+            )
+            for s in sponsorships
+        ],
+        entries=_entries(selectors.live_versions().filter(organisations=found)),
+    )
+
+
+@api.get(
+    "/tags/",
+    response={200: TagPage, **ERRORS},
+    url_name="api-tags",
+    summary="Topics carried by published entries",
+)
+@decorate_view(require_safe, public_page)
+def tags(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
+    return _paginate(request, paging, selectors.public_tags().order_by("name"), _tag_out)
+
+
+@api.get(
+    "/tags/{slug}/",
+    response={200: TagDetail, **ERRORS},
+    url_name="api-tag",
+    summary="One topic and its published entries",
+)
+@decorate_view(require_safe, public_page)
+def tag(request: HttpRequest, slug: str) -> TagDetail:
+    found = selectors.public_tags().filter(slug=slug).first()
     if found is None:
         raise ApiError(404, "No published entry carries this topic.")
-    rows = (
-        live_versions().filter(tags=found).order_by("term").values_list("term", "slug", "summary")
+    return TagDetail(
+        **_tag_out(found).model_dump(),
+        entries=_entries(selectors.live_versions().filter(tags=found)),
     )
-    return {**_tag_data(found), "entries": [_entry_summary(*r) for r in rows]}
 
 
-@endpoint(
-    "/api/v1/search/",
-    "Search published entries; term and alias matches first",
-    "SearchHit",
-    paginated=True,
-    params=[
-        {
-            "name": "q",
-            "in": "query",
-            "required": True,
-            "schema": {"type": "string", "maxLength": 200},
-        }
-    ],
+class SearchQuery(Paging):
+    q: str = Field(..., min_length=1, max_length=MAX_QUERY_LENGTH, description="What to find.")
+
+
+@api.get(
+    "/search/",
+    response={200: SearchPage, **ERRORS},
+    url_name="api-search",
+    summary="Search published entries; term and alias matches first",
 )
-def search_entries(request: HttpRequest) -> dict[str, Any]:
-    q = request.GET.get("q", "").strip()
+@decorate_view(require_safe, public_page)
+def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str, Any]:
+    q = query.q.strip()
     if not q:
         raise ApiError(400, "Give a search query in the q parameter.")
     hits = search(q, limit=MAX_PAGE_SIZE * 5)
-    return paginate(
-        request, hits, lambda h: {**_entry_summary(h.term, h.slug, h.summary), "fuzzy": h.fuzzy}
-    )
-
-
-# --- OpenAPI -----------------------------------------------------------------------
-
-_STR = {"type": "string"}
-_NSTR = {"type": ["string", "null"]}
-_INT = {"type": "integer"}
-_NINT = {"type": ["integer", "null"]}
-_URI = {"type": "string", "format": "uri"}
-
-
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _obj(props: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": list(props)}
-
-
-SCHEMAS: dict[str, Any] = {
-    "Error": _obj({"error": _STR}),
-    "EntrySummary": _obj(
-        {"term": _STR, "slug": _STR, "summary": _STR, "url": _URI, "api_url": _URI}
-    ),
-    "SearchHit": {
-        "allOf": [_ref("EntrySummary"), _obj({"fuzzy": {"type": "boolean"}})],
-    },
-    "EpisodeRef": _obj(
-        {"id": _INT, "show": _STR, "season": _INT, "number": _INT, "title": _STR, "url": _URI}
-    ),
-    "PersonRef": {"anyOf": [_obj({"name": _STR, "slug": _STR, "url": _URI}), {"type": "null"}]},
-    "OrganisationRef": {"anyOf": [_obj({"name": _STR, "slug": _STR}), {"type": "null"}]},
-    "Disclosure": _obj(
-        {
-            "kind": {"enum": ["sponsorship", "commercial_interest", "partnership", "other"]},
-            "text": _STR,
-            "at": _NINT,
-            "episode": {"anyOf": [_ref("EpisodeRef"), {"type": "null"}]},
-            "organisation": _ref("OrganisationRef"),
-            "person": _ref("PersonRef"),
-        }
-    ),
-    "Entry": {
-        "allOf": [
-            _ref("EntrySummary"),
-            _obj(
-                {
-                    "aliases": {"type": "array", "items": _STR},
-                    "tags": {"type": "array", "items": _STR},
-                    "body_markdown": _STR,
-                    "body_html": _STR,
-                    "first_published": {"type": ["string", "null"], "format": "date-time"},
-                    "updated": {"type": ["string", "null"], "format": "date-time"},
-                    "correction_note": _NSTR,
-                    "references": {
-                        "type": "array",
-                        "items": _obj(
-                            {
-                                "episode": _ref("EpisodeRef"),
-                                "at": _INT,
-                                "speaker": _ref("PersonRef"),
-                                "affiliation": _ref("OrganisationRef"),
-                                "text": _STR,
-                                "disclosures": {"type": "array", "items": _ref("Disclosure")},
-                            }
-                        ),
-                    },
-                    "disclosures": {"type": "array", "items": _ref("Disclosure")},
-                    "quotes": {
-                        "type": "array",
-                        "items": _obj(
-                            {
-                                "text": _STR,
-                                "verbatim": _STR,
-                                "lightly_edited": {"type": "boolean"},
-                                "speaker": _ref("PersonRef"),
-                                "affiliation": _ref("OrganisationRef"),
-                                "episode": _ref("EpisodeRef"),
-                                "start": _INT,
-                                "end": _NINT,
-                            }
-                        ),
-                    },
-                    "sources": {
-                        "type": "array",
-                        "items": _obj(
-                            {
-                                "title": _STR,
-                                "publisher": _STR,
-                                "url": _URI,
-                                "archive_url": _NSTR,
-                                "status": {"enum": ["live", "dead", "unfit", "usurped"]},
-                                "note": _STR,
-                                "checked_on": {"type": ["string", "null"], "format": "date"},
-                            }
-                        ),
-                    },
-                    "see_also": {
-                        "type": "array",
-                        "items": _obj(
-                            {
-                                "text": _STR,
-                                "note": _STR,
-                                "entry": {"anyOf": [_ref("EntrySummary"), {"type": "null"}]},
-                            }
-                        ),
-                    },
-                }
-            ),
-        ]
-    },
-    "Episode": _obj(
-        {
-            "id": _INT,
-            "show": _STR,
-            "season": _INT,
-            "number": _INT,
-            "title": _STR,
-            "air_date": {"type": ["string", "null"], "format": "date"},
-            "duration": _NINT,
-            "listen_url": _NSTR,
-            "url": _URI,
-            "api_url": _URI,
-        }
-    ),
-    "EpisodeDetail": {
-        "allOf": [
-            _ref("Episode"),
-            _obj(
-                {
-                    "sponsors": {
-                        "type": "array",
-                        "items": _obj({"organisation": _STR, "slug": _STR, "read_at": _NINT}),
-                    },
-                    "people": {
-                        "type": "array",
-                        "items": _obj(
-                            {
-                                "name": _STR,
-                                "slug": _STR,
-                                "role": {"enum": ["host", "guest"]},
-                                "affiliation": _NSTR,
-                            }
-                        ),
-                    },
-                    "entries": {"type": "array", "items": _ref("EntrySummary")},
-                }
-            ),
-        ]
-    },
-    "Person": _obj({"name": _STR, "slug": _STR, "url": _URI, "api_url": _URI}),
-    "PersonDetail": {
-        "allOf": [
-            _ref("Person"),
-            _obj({"entries": {"type": "array", "items": _ref("EntrySummary")}}),
-        ]
-    },
-    "Tag": _obj({"name": _STR, "slug": _STR, "entry_count": _INT, "url": _URI, "api_url": _URI}),
-    "TagDetail": {
-        "allOf": [_ref("Tag"), _obj({"entries": {"type": "array", "items": _ref("EntrySummary")}})]
-    },
-}
-
-
-def _page_schema(item: str) -> dict[str, Any]:
-    return _obj(
-        {
-            "count": _INT,
-            "page": _INT,
-            "page_size": _INT,
-            "next": {"type": ["string", "null"], "format": "uri"},
-            "previous": {"type": ["string", "null"], "format": "uri"},
-            "results": {"type": "array", "items": _ref(item)},
-        }
+    return _paginate(
+        request,
+        query,
+        hits,
+        lambda h: SearchHit(
+            **_entry_summary(h.term, h.slug, h.summary).model_dump(), fuzzy=h.fuzzy
+        ),
     )
 
 
 def openapi_document() -> dict[str, Any]:
-    """OpenAPI 3.1 for every registered endpoint."""
-    paths: dict[str, Any] = {}
-    for op in OPERATIONS:
-        body = _page_schema(op.schema) if op.paginated else _ref(op.schema)
-        params = [*op.params, *(_PAGE_PARAMS if op.paginated else [])]
-        responses: dict[str, Any] = {
-            "200": {"description": "OK", "content": {"application/json": {"schema": body}}},
-            "304": {"description": "Not modified since the ETag or date given"},
-        }
-        for code, why in (("400", "Bad parameter"), ("404", "Not found or not published")):
-            responses[code] = {
-                "description": why,
-                "content": {"application/json": {"schema": _ref("Error")}},
-            }
-        paths[op.path] = {
-            "get": {
-                "summary": op.summary,
-                "operationId": op.path.strip("/")
-                .replace("/", "_")
-                .replace("{", "")
-                .replace("}", ""),
-                "parameters": params,
-                "responses": responses,
-            }
-        }
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": f"{settings.PUBLIC_SITE_NAME} API",
-            "version": API_VERSION,
-            "description": "Read-only access to the published glossary. Nothing unpublished "
-            "is ever returned. Responses carry ETag and Last-Modified; send them back for a 304.",
-        },
-        "servers": [{"url": settings.SITE_URL}],
-        "paths": paths,
-        "components": {"schemas": SCHEMAS},
-    }
+    """OpenAPI 3.1 for every endpoint, from the same declarations the endpoints use."""
+    doc = api.get_openapi_schema(path_prefix="/api/v1")
+    doc["servers"] = [{"url": settings.SITE_URL}]
+    doc["info"]["title"] = f"{settings.PUBLIC_SITE_NAME} API"
+    return dict(doc)
 
 
 @require_safe
 @public_page
 def openapi(request: HttpRequest) -> JsonResponse:
     return JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False})
+
+
+def url_patterns() -> list[Any]:
+    """The endpoints' URL patterns, to include under api/v1/ in glossary.urls.
+
+    Without ninja's own root page: the API is described at /api/openapi.json.
+    """
+    return [p for p in api.urls[0] if p.name != "api-root"]

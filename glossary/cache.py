@@ -243,7 +243,6 @@ def connect_signals() -> None:
     live_content_changed.connect(invalidate, dispatch_uid="glossary.cache.invalidate")
     post_save.connect(_entry_saved, sender=models.Entry, dispatch_uid="glossary.cache.entry")
     post_delete.connect(_changed, sender=models.Entry, dispatch_uid="glossary.cache.entry.del")
-    post_save.connect(_changed, sender=models.EntryVersion, dispatch_uid="glossary.cache.version")
     for model in (
         models.Show,
         models.Episode,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from glossary import publishing
+from glossary import document, publishing
 from glossary.models import (
     Appearance,
     Citation,
@@ -225,7 +225,7 @@ def _reset_parts(entry: Entry) -> None:
 
 def _publish_if_changed(entry: Entry) -> bool:
     live = entry.live_version
-    if live is not None and live.data == publishing.snapshot(entry):
+    if live is not None and live.data == document.build(entry).dump():
         return False
     publishing.publish(entry, comment="Demo content")
     return True

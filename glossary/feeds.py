@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from glossary.models import Entry
+from glossary.selectors import published_entries
 
 FEED_SIZE = 50
 
@@ -41,7 +42,7 @@ class EntryFeed(Feed):
 
     def items(self) -> QuerySet[Entry]:
         return (
-            Entry.objects.published()
+            published_entries()
             .select_related("live_version")
             .order_by("-significant_change_at", "term")[:FEED_SIZE]
         )
@@ -68,4 +69,4 @@ class EntryFeed(Feed):
         return item.significant_change_at
 
     def item_categories(self, item: Entry) -> list[str]:
-        return list(item.live_version.data.get("tags", []))
+        return [tag["name"] for tag in item.live_version.data["tags"]]

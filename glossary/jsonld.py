@@ -1,46 +1,32 @@
-"""schema.org structured data for entry pages, built from the live version's snapshot.
+"""schema.org structured data for entry pages, built from a published document once.
 
 The page is a `WebPage` whose `mainEntity` is a `DefinedTerm` in the glossary's
 `DefinedTermSet`. Sources go in `citation`, live see-also targets in
-`relatedLink`, the latest editorial check in `lastReviewed`. Every timestamp is
-a `Clip` of a `PodcastEpisode`; every quote a `Quotation` based on its clip.
-Only what the page shows is marked up.
+`relatedLink`, the latest editorial check in `lastReviewed`, the dates in
+`datePublished`/`dateModified`. Every timestamp is a `Clip` of a
+`PodcastEpisode`; every quote a `Quotation` based on its clip. Only what the
+page shows is marked up. It is rendered with the page at publish
+(glossary.entry_page), never patched per request.
 """
 
 from __future__ import annotations
 
 import datetime
-import functools
 import json
 from typing import Any
 
 from django.conf import settings
-from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
+
+from glossary.document import EntryDocument, Facts, Organisation, Person
+from glossary.paths import absolute, path_for
 
 # Inside <script> only "</script>" and "<!--" can end or confuse the element; escaping
 # <, > and & as JSON \u escapes keeps the JSON identical for a parser.
-# The page's dates are added per request right after this text (glossary.views.entry).
-WEB_PAGE_ANCHOR = '"@type":"WebPage"'
 _SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 
-
-def absolute(path: str) -> str:
-    return f"{settings.SITE_URL}{path}"
-
-
-@functools.lru_cache(maxsize=8192)
-def _reverse(prefix: str, name: str, args: tuple[Any, ...]) -> str:
-    return reverse(name, args=args)
-
-
-def forget_paths() -> None:
-    _reverse.cache_clear()
-
-
-def path_for(name: str, *args: Any) -> str:
-    """`reverse`, remembered: a page with fifty quotes asks for the same few paths often."""
-    return _reverse(get_script_prefix(), name, args)
+# Entry id -> (term, slug) of the see-also targets that have a live version.
+LiveLinks = dict[int, tuple[str, str]]
 
 
 def script_tag(data: dict[str, Any]) -> SafeString:
@@ -58,40 +44,40 @@ def term_set() -> dict[str, Any]:
     }
 
 
-def _organisation(org: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not org:
+def _organisation(org: Organisation | None) -> dict[str, Any] | None:
+    if org is None:
         return None
-    node: dict[str, Any] = {"@type": "Organization", "name": org["name"]}
-    if org.get("url"):
-        node["url"] = org["url"]
+    node: dict[str, Any] = {"@type": "Organization", "name": org.name}
+    if org.url:
+        node["url"] = org.url
     return node
 
 
-def _episode(ep: dict[str, Any]) -> dict[str, Any]:
+def _episode(facts: Facts, episode_id: int) -> dict[str, Any]:
+    ep = facts.episodes[episode_id]
+    show = facts.shows[ep.show]
     node: dict[str, Any] = {
         "@type": "PodcastEpisode",
-        "@id": absolute(
-            path_for("glossary:episode", ep["show"]["slug"], ep["season"], ep["number"])
-        ),
-        "name": ep["title"],
-        "episodeNumber": ep["number"],
-        "partOfSeason": {"@type": "PodcastSeason", "seasonNumber": ep["season"]},
-        "partOfSeries": {"@type": "PodcastSeries", "name": ep["show"]["name"]},
+        "@id": absolute(path_for("glossary:episode", show.slug, ep.season, ep.number)),
+        "name": ep.title,
+        "episodeNumber": ep.number,
+        "partOfSeason": {"@type": "PodcastSeason", "seasonNumber": ep.season},
+        "partOfSeries": {"@type": "PodcastSeries", "name": show.name},
     }
-    if ep.get("url"):
-        node["url"] = ep["url"]
-    if ep.get("air_date"):
-        node["datePublished"] = ep["air_date"]
-    sponsors = [_organisation(s["organisation"]) for s in ep.get("sponsors", [])]
+    if ep.listen_url:
+        node["url"] = ep.listen_url
+    if ep.air_date:
+        node["datePublished"] = ep.air_date.isoformat()
+    sponsors = [_organisation(facts.organisations[s.organisation]) for s in ep.sponsors]
     if sponsors:
         node["sponsor"] = [s for s in sponsors if s]
     return node
 
 
-def _clip(ep: dict[str, Any], start: int, end: int | None = None) -> dict[str, Any]:
+def _clip(facts: Facts, episode_id: int, start: int, end: int | None = None) -> dict[str, Any]:
     node: dict[str, Any] = {
         "@type": "Clip",
-        "partOfEpisode": _episode(ep),
+        "partOfEpisode": _episode(facts, episode_id),
         "startOffset": start,
     }
     if end is not None:
@@ -99,11 +85,11 @@ def _clip(ep: dict[str, Any], start: int, end: int | None = None) -> dict[str, A
     return node
 
 
-def _person(person: dict[str, Any], affiliation: dict[str, Any] | None) -> dict[str, Any]:
+def _person(person: Person, affiliation: Organisation | None) -> dict[str, Any]:
     node: dict[str, Any] = {
         "@type": "Person",
-        "name": person["name"],
-        "url": absolute(path_for("glossary:person", person["slug"])),
+        "name": person.name,
+        "url": absolute(path_for("glossary:person", person.slug)),
     }
     org = _organisation(affiliation)
     if org:
@@ -112,32 +98,33 @@ def _person(person: dict[str, Any], affiliation: dict[str, Any] | None) -> dict[
 
 
 def entry_jsonld(
-    data: dict[str, Any],
+    doc: EntryDocument,
     *,
-    date_published: datetime.datetime | None,
-    date_modified: datetime.datetime | None,
-    live_see_also: set[int],
+    live_links: LiveLinks,
+    date_published: datetime.datetime | None = None,
+    date_modified: datetime.datetime | None = None,
 ) -> dict[str, Any]:
-    """The entry page's JSON-LD; `live_see_also` are the see-also targets readers can open."""
-    url = absolute(path_for("glossary:entry", data["slug"]))
+    """The entry page's JSON-LD; `live_links` are the see-also targets readers can open."""
+    facts = doc.facts
+    url = absolute(path_for("glossary:entry", doc.slug))
     term: dict[str, Any] = {
         "@type": "DefinedTerm",
         "@id": url + "#term",
-        "name": data["term"],
-        "description": data["summary"],
-        "termCode": data["slug"],
+        "name": doc.term,
+        "description": doc.summary,
+        "termCode": doc.slug,
         "url": url,
         "inDefinedTermSet": term_set(),
     }
-    if data["aliases"]:
-        term["alternateName"] = data["aliases"]
+    if doc.aliases:
+        term["alternateName"] = list(doc.aliases)
     page: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": "WebPage",
         "@id": url,
         "url": url,
-        "name": data["term"],
-        "description": data["summary"],
+        "name": doc.term,
+        "description": doc.summary,
         "inLanguage": "en",
         "mainEntity": term,
     }
@@ -145,46 +132,50 @@ def entry_jsonld(
         page["datePublished"] = date_published.isoformat()
     if date_modified:
         page["dateModified"] = date_modified.isoformat()
-    checked = [c["checked_on"] for c in data["citations"] if c["checked_on"]]
+    checked = [c.checked_on for c in doc.citations if c.checked_on]
     if checked:
-        page["lastReviewed"] = max(checked)
-    if data["citations"]:
+        page["lastReviewed"] = max(checked).isoformat()
+    if doc.citations:
         citations = []
-        for c in data["citations"]:
-            source = c["source"]
+        for c in doc.citations:
+            source = facts.sources[c.source]
             node: dict[str, Any] = {
                 "@type": "CreativeWork",
-                "name": source["title"],
-                "url": source["url"],
+                "name": source.title,
+                "url": source.url,
             }
-            if source["publisher"]:
-                node["publisher"] = {"@type": "Organization", "name": source["publisher"]}
-            if source.get("archive_url"):
-                node["archivedAt"] = source["archive_url"]
+            if source.publisher:
+                node["publisher"] = {"@type": "Organization", "name": source.publisher}
+            if source.archive_url:
+                node["archivedAt"] = source.archive_url
             citations.append(node)
         page["citation"] = citations
     related = [
-        absolute(path_for("glossary:entry", s["slug"]))
-        for s in data["see_also"]
-        if s["entry_id"] in live_see_also
+        absolute(path_for("glossary:entry", live_links[s.entry][1]))
+        for s in doc.see_also
+        if s.entry in live_links
     ]
     if related:
         page["relatedLink"] = related
-    if data["tags"]:
-        page["keywords"] = data["tags"]
+    if doc.tags:
+        page["keywords"] = [t.name for t in doc.tags]
     parts: list[dict[str, Any]] = []
-    for ref in data["references"]:
-        clip = _clip(ref["episode"], ref["at"])
-        if ref.get("speaker"):
-            clip["actor"] = _person(ref["speaker"], ref.get("affiliation"))
+    for ref in doc.references:
+        clip = _clip(facts, ref.episode, ref.at)
+        if ref.speaker is not None:
+            clip["actor"] = _person(
+                facts.people[ref.speaker], facts.affiliation(ref.episode, ref.speaker)
+            )
         parts.append(clip)
-    for quote in data["quotes"]:
+    for quote in doc.quotes:
         parts.append(
             {
                 "@type": "Quotation",
-                "text": quote["text"],
-                "creator": _person(quote["speaker"], quote.get("affiliation")),
-                "isBasedOn": _clip(quote["episode"], quote["start"], quote.get("end")),
+                "text": quote.text,
+                "creator": _person(
+                    facts.people[quote.speaker], facts.affiliation(quote.episode, quote.speaker)
+                ),
+                "isBasedOn": _clip(facts, quote.episode, quote.start, quote.end),
             }
         )
     if parts:

@@ -332,13 +332,19 @@ class Entry(models.Model):
             self.slug = slugify(self.term)[:200]
 
 
+class EntryVersionQuerySet(models.QuerySet["EntryVersion"]):
+    def live(self) -> EntryVersionQuerySet:
+        """The one visibility rule seen from the version side: the versions readers see."""
+        return self.filter(live_for__isnull=False)
+
+
 class EntryVersion(models.Model):
     """An immutable snapshot of an entry and all its parts.
 
     Versions are written on publish (and by the workflow on every save); the
     live one is pre-rendered so public pages never re-assemble an entry.
     The denormalised columns serve listings and search; `data` holds the
-    complete snapshot (see glossary.publishing.snapshot).
+    complete document (glossary.document.EntryDocument).
     """
 
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="versions")
@@ -354,7 +360,12 @@ class EntryVersion(models.Model):
     search_text = models.TextField(
         blank=True, help_text="Aliases, body text and quotes as plain text, for search."
     )
-    rendered_html = models.TextField(blank=True)
+    rendered_html = models.TextField(
+        blank=True, help_text="The whole public page's content, rendered when published."
+    )
+    api_json = models.TextField(
+        blank=True, help_text="The API's answer for this entry, rendered when published."
+    )
     published_at = models.DateTimeField(null=True, blank=True)
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -378,6 +389,8 @@ class EntryVersion(models.Model):
     see_also_targets = models.ManyToManyField(
         Entry, blank=True, related_name="linked_from_versions"
     )
+
+    objects = EntryVersionQuerySet.as_manager()
 
     class Meta:
         ordering = ["entry", "-number"]

@@ -29,6 +29,7 @@ from django.db.models import (
 from django.db.models.functions import Greatest
 
 from glossary.models import EntryRedirect, EntryVersion
+from glossary.selectors import live_versions
 
 MAX_QUERY_LENGTH = 200
 TRIGRAM_THRESHOLD = 0.3
@@ -40,11 +41,6 @@ class Hit:
     slug: str
     summary: str
     fuzzy: bool = False
-
-
-def live_versions() -> QuerySet[EntryVersion]:
-    """The one visibility rule, seen from the version side."""
-    return EntryVersion.objects.filter(live_for__isnull=False)
 
 
 def normalise_query(raw: str) -> str:
@@ -145,7 +141,7 @@ def _search_simple(q: str, limit: int) -> list[Hit]:
     # Misspellings: the closest terms and aliases, as PostgreSQL's trigram fallback would.
     names: dict[str, tuple[str, str, str]] = {}
     for term, slug, summary, data in live_versions().values_list("term", "slug", "summary", "data"):
-        for name in [term, *data.get("aliases", [])]:
+        for name in [term, *data["aliases"]]:
             names.setdefault(name.lower(), (term, slug, summary))
     close = difflib.get_close_matches(q.lower(), list(names), n=limit, cutoff=0.7)
     seen: set[str] = set()

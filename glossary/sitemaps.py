@@ -8,8 +8,14 @@ from typing import Any
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from glossary.models import Entry, Episode, Organisation, Person
-from glossary.views import public_episodes, public_organisations, public_people, public_tags
+from glossary.models import Episode, Organisation, Person
+from glossary.selectors import (
+    public_episodes,
+    public_organisations,
+    public_people,
+    public_tags,
+    published_entries,
+)
 
 
 class _Base(Sitemap):
@@ -44,7 +50,7 @@ class StaticSitemap(_Base):
 class EntrySitemap(_Base):
     def items(self) -> Any:
         return (
-            Entry.objects.published()
+            published_entries()
             .order_by("live_version__term")
             .values("live_version__slug", "significant_change_at")
         )

@@ -1,6 +1,6 @@
 from django.conf import settings
 from django.contrib.sitemaps.views import sitemap
-from django.urls import path
+from django.urls import include, path
 
 from glossary import api, views
 from glossary.cache import public_page
@@ -25,15 +25,7 @@ urlpatterns = [
     path("sitemap.xml", public_page(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
     path("robots.txt", views.robots_txt, name="robots"),
     path("api/openapi.json", api.openapi, name="api-openapi"),
-    path("api/v1/entries/", api.entries, name="api-entries"),
-    path("api/v1/entries/<slug:slug>/", api.entry, name="api-entry"),
-    path("api/v1/episodes/", api.episodes, name="api-episodes"),
-    path("api/v1/episodes/<int:pk>/", api.episode, name="api-episode"),
-    path("api/v1/people/", api.people, name="api-people"),
-    path("api/v1/people/<slug:slug>/", api.person, name="api-person"),
-    path("api/v1/tags/", api.tags, name="api-tags"),
-    path("api/v1/tags/<slug:slug>/", api.tag, name="api-tag"),
-    path("api/v1/search/", api.search_entries, name="api-search"),
+    path("api/v1/", include(api.url_patterns())),
 ]
 
 if settings.BENCH_TRIVIAL_VIEW:

@@ -1,17 +1,10 @@
-"""Public, read-only pages. Every query starts from the one visibility rule.
+"""Public, read-only pages. Every query starts from the visibility rule in glossary.selectors.
 
-Entries are read only through their live version (`Entry.objects.published()` /
-`EntryVersion.live_for`). Episodes, people, organisations and tags have a public
-page only while published content reaches them:
-
-- an episode is public when a live version cites it;
-- a person is public when a live version names them, or they appear on a public episode;
-- an organisation is public when a live version names it, or it sponsors a public
-  episode, or it is the affiliation of someone appearing on one;
-- a tag is public when a live version carries it.
-
-Anything else answers 404, so reference data typed in for a draft stays private.
-Every page issues a fixed number of queries, whatever the size of the entries it shows.
+Entries are read only through their live version; episodes, people,
+organisations and tags have a page only while a live version names them
+(glossary.selectors says exactly when). Anything else answers 404, so
+reference data typed in for a draft stays private. Every page issues a fixed
+number of queries, whatever the size of the entries it shows.
 """
 
 from __future__ import annotations
@@ -25,8 +18,6 @@ from typing import Any
 
 from django.conf import settings
 from django.core.signals import setting_changed
-from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.dispatch import receiver
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -35,80 +26,17 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
-from taggit.models import Tag
 
-from glossary import jsonld
+from glossary import document, selectors
 from glossary.cache import public_page
 from glossary.context_processors import site as site_context
-from glossary.models import (
-    Appearance,
-    Entry,
-    EntryRedirect,
-    EntryVersion,
-    Episode,
-    Organisation,
-    Person,
-    Sponsorship,
-)
-from glossary.publishing import all_disclosures
+from glossary.entry_page import disclosure_text
+from glossary.models import EntryRedirect
+from glossary.paths import absolute, path_for
 from glossary.search import normalise_query, search
 from glossary.timestamps import format_timestamp, iso_duration
 
 RECENT_COUNT = 5
-
-
-# --- The visibility rule, seen from each kind of page ---------------------------------
-
-
-def live_versions() -> QuerySet[EntryVersion]:
-    return EntryVersion.objects.filter(live_for__isnull=False)
-
-
-def _live_link(model_field: str) -> Exists:
-    """`Exists` a live version pointing at the outer row through the m2m `model_field`."""
-    through = getattr(EntryVersion, model_field).through
-    column = {"episodes": "episode", "people": "person", "organisations": "organisation"}[
-        model_field
-    ]
-    return Exists(
-        through.objects.filter(
-            **{f"{column}_id": OuterRef("pk"), "entryversion__live_for__isnull": False}
-        )
-    )
-
-
-def public_episodes() -> QuerySet[Episode]:
-    return Episode.objects.filter(_live_link("episodes"))
-
-
-def _public_episode_ids() -> QuerySet[Any]:
-    through = EntryVersion.episodes.through
-    return through.objects.filter(entryversion__live_for__isnull=False).values("episode_id")
-
-
-def public_people() -> QuerySet[Person]:
-    on_public_episode = Appearance.objects.filter(
-        person=OuterRef("pk"), episode_id__in=_public_episode_ids()
-    )
-    return Person.objects.filter(_live_link("people") | Exists(on_public_episode))
-
-
-def public_organisations() -> QuerySet[Organisation]:
-    episodes = _public_episode_ids()
-    sponsors = Sponsorship.objects.filter(organisation=OuterRef("pk"), episode_id__in=episodes)
-    employs = Appearance.objects.filter(affiliation=OuterRef("pk"), episode_id__in=episodes)
-    return Organisation.objects.filter(
-        _live_link("organisations") | Exists(sponsors) | Exists(employs)
-    )
-
-
-def public_tags() -> QuerySet[Tag]:
-    return Tag.objects.filter(entry_versions__live_for__isnull=False).annotate(
-        entry_count=Count("entry_versions", filter=Q(entry_versions__live_for__isnull=False))
-    )
-
-
-# --- Helpers ---------------------------------------------------------------------------
 
 
 def _page(
@@ -124,14 +52,10 @@ def _page(
     context.update(
         page_title=title,
         page_description=description,
-        canonical_url=f"{settings.SITE_URL}{path}",
+        canonical_url=absolute(path),
         site_name=settings.PUBLIC_SITE_NAME,
     )
     return render(request, template, context, status=status)
-
-
-def _episode_path(ep: dict[str, Any]) -> str:
-    return reverse("glossary:episode", args=[ep["show"]["slug"], ep["season"], ep["number"]])
 
 
 def _letter(term: str) -> str:
@@ -147,7 +71,7 @@ def _letter(term: str) -> str:
 def home(request: HttpRequest) -> HttpResponse:
     """The A–Z index: letter navigation with counts, and the recently updated entries."""
     rows = list(
-        Entry.objects.published()
+        selectors.published_entries()
         .order_by("live_version__term")
         .values_list(
             "live_version__term",
@@ -160,7 +84,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "term": t,
             "slug": s,
-            "url": jsonld.path_for("glossary:entry", s),
+            "url": path_for("glossary:entry", s),
             "summary": m,
             "updated": u,
             "letter": _letter(t),
@@ -189,17 +113,15 @@ def home(request: HttpRequest) -> HttpResponse:
 
 # --- The entry page: the hot path -----------------------------------------------------
 #
-# The article, its tags and its JSON-LD are rendered once per publish
-# (EntryVersion.rendered_html, from templates/glossary/_article.html). What is left
-# per request is done without the ORM's query compiler or the template engine, which
-# on their own cost several times a trivial view: one indexed SQL statement, and the
-# page shell (base.html around entry.html) rendered once per process with placeholders
-# filled with escaped values. bench/web measures it; see bench/README.md.
+# Everything the page shows is rendered once per publish into EntryVersion.rendered_html
+# (glossary.entry_page.render_page): the article, its JSON-LD with the page's dates, the
+# corrections and the "last updated" line. What is left per request is done without the
+# ORM's query compiler or the template engine, which on their own cost several times a
+# trivial view: one indexed lookup, and the page shell (base.html around entry.html)
+# rendered once per process with placeholders filled with escaped values. bench/web
+# measures it; see bench/README.md.
 
-_SLOTS = ("title", "description", "canonical", "head", "article", "after")
-_MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+_SLOTS = ("title", "description", "canonical", "head", "content")
 
 
 @functools.cache
@@ -213,8 +135,7 @@ def _entry_shell() -> tuple[str, ...]:
             "page_description": marks["description"],
             "canonical_url": marks["canonical"],
             "head_extra": mark_safe(marks["head"]),  # noqa: S308 - a placeholder
-            "article_html": mark_safe(marks["article"]),  # noqa: S308 - a placeholder
-            "after_article": mark_safe(marks["after"]),  # noqa: S308 - a placeholder
+            "page_html": mark_safe(marks["content"]),  # noqa: S308 - a placeholder
             **site_context(None),  # render_to_string has no request to run processors for
         },
     )
@@ -222,107 +143,40 @@ def _entry_shell() -> tuple[str, ...]:
 
 
 @receiver(setting_changed)
-def _forget_rendered_shells(**_: Any) -> None:
-    # Tests that override settings (site name, URLconf) must not get a shell or a path
-    # remembered under the old ones.
+def _forget_rendered_shell(**_: Any) -> None:
+    # Tests that override settings (site name, URLconf) must not get a shell rendered
+    # under the old ones.
     _entry_shell.cache_clear()
-    jsonld.forget_paths()
-
-
-def _aware(value: Any) -> datetime.datetime | None:
-    """A datetime column read by a raw cursor, as an aware datetime on every database."""
-    if value is None:
-        return None
-    parsed = (
-        value if isinstance(value, datetime.datetime) else datetime.datetime.fromisoformat(value)
-    )
-    # Stored in UTC (USE_TZ); SQLite hands it back without the zone.
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.UTC)
-
-
-# The visibility rule as SQL: a version is public only while an entry's live_version
-# points at it (Entry.objects.published()). The LEFT JOIN brings the correction notes
-# of every version of the entry that was ever published, newest first, in the same
-# statement; an entry without corrections gives one row with NULLs there.
-_ENTRY_SQL = (
-    'SELECT v."term", v."slug", v."summary", v."rendered_html", '
-    'e."first_published_at", e."significant_change_at", c."published_at", c."correction_note" '
-    'FROM "glossary_entryversion" v '
-    'INNER JOIN "glossary_entry" e ON e."live_version_id" = v."id" '
-    'LEFT JOIN "glossary_entryversion" c ON c."entry_id" = e."id" '
-    'AND c."published_at" IS NOT NULL AND c."correction_note" <> %s '
-    'WHERE v."slug" = %s ORDER BY c."published_at" DESC'
-)
-
-
-def _entry_rows(slug: str) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
-        cursor.execute(_ENTRY_SQL, ["", slug])
-        return cursor.fetchall()
-
-
-def _time(value: datetime.datetime) -> str:
-    # Written out by hand: the site is in English, and date_format's locale machinery
-    # costs more than the rest of the page.
-    return (
-        f'<time datetime="{value:%Y-%m-%d}">'
-        f"{_MONTHS[value.month - 1]} {value.day}, {value.year}</time>"
-    )
-
-
-def _after_article(
-    updated: datetime.datetime | None, corrections: list[tuple[datetime.datetime, str]]
-) -> str:
-    parts: list[str] = []
-    if corrections:
-        parts += [
-            '<section class="corrections" aria-labelledby="corrections-heading">',
-            f'<h2 id="corrections-heading">Correction{"s" if len(corrections) > 1 else ""}</h2>',
-            *(f"<p>{_time(d)}: {escape(note)}</p>" for d, note in corrections),
-            "</section>",
-        ]
-    if updated:
-        parts.append(f'<p class="meta updated">Last updated {_time(updated)}.</p>')
-    return "\n".join(parts)
-
-
-def _with_dates(
-    html: str, published: datetime.datetime | None, modified: datetime.datetime | None
-) -> str:
-    """Add the entry's dates to the JSON-LD rendered with the article (dates are ISO text)."""
-    dates = "".join(
-        f',"{name}":"{value.isoformat()}"'
-        for name, value in (("datePublished", published), ("dateModified", modified))
-        if value
-    )
-    return html.replace(jsonld.WEB_PAGE_ANCHOR, jsonld.WEB_PAGE_ANCHOR + dates, 1)
 
 
 @require_safe
 @public_page
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
-    rows = _entry_rows(slug)
-    if not rows:
+    row = (
+        selectors.live_versions()
+        .filter(slug=slug)
+        .values_list("term", "summary", "rendered_html", "live_for__significant_change_at")
+        .first()
+    )
+    if row is None:
         return _redirect_or_404(request, slug)
-    term, slug, summary, rendered_html, first_published, changed = rows[0][:6]
-    first_published, changed = _aware(first_published), _aware(changed)
-    corrections = [(_aware(r[6]), r[7]) for r in rows if r[6] is not None]
+    term, summary, page_html, changed = row
     values = {
         "title": escape(term),
         "description": escape(summary),
-        "canonical": escape(jsonld.absolute(jsonld.path_for("glossary:entry", slug))),
+        "canonical": escape(absolute(path_for("glossary:entry", slug))),
         "head": (
             f'<meta property="article:modified_time" content="{changed.isoformat()}">'
             if changed
             else ""
         ),
-        "article": _with_dates(rendered_html, first_published, changed),
-        "after": _after_article(changed, corrections),  # type: ignore[arg-type]
+        "content": page_html,
     }
-    shell = _entry_shell()
     # Even positions are the template's static text, odd ones the slot names.
-    page = "".join(part if i % 2 == 0 else values[part] for i, part in enumerate(shell))
-    return HttpResponse(page)
+    shell = _entry_shell()
+    return HttpResponse(
+        "".join(part if i % 2 == 0 else values[part] for i, part in enumerate(shell))
+    )
 
 
 def _redirect_or_404(request: HttpRequest, slug: str) -> HttpResponse:
@@ -351,7 +205,9 @@ def _redirect_or_404(request: HttpRequest, slug: str) -> HttpResponse:
 @public_page
 def episode_list(request: HttpRequest) -> HttpResponse:
     episodes = list(
-        public_episodes().select_related("show").order_by("show__name", "-season", "-number")
+        selectors.public_episodes()
+        .select_related("show")
+        .order_by("show__name", "-season", "-number")
     )
     return _page(
         request,
@@ -367,50 +223,33 @@ def _moments_from(versions: list[dict[str, Any]], *, episode_id: int) -> list[di
     """Every quote, reference and timed disclosure from `episode_id`, in timestamp order."""
     moments: list[dict[str, Any]] = []
     for v in versions:
-        data = v["data"]
+        doc = document.load(v["data"])
+        facts = doc.facts
         link = {"term": v["term"], "slug": v["slug"]}
-        for ref in data["references"]:
-            if ref["episode"]["id"] == episode_id:
+        for ref in doc.references:
+            if ref.episode == episode_id:
+                speaker = facts.people[ref.speaker] if ref.speaker is not None else None
                 moments.append(
-                    {
-                        "kind": "reference",
-                        "at": ref["at"],
-                        "text": ref["text"],
-                        "speaker": ref["speaker"],
-                        "entry": link,
-                    }
+                    {"kind": "reference", "at": ref.at, "text": ref.text, "speaker": speaker}
+                    | {"entry": link}
                 )
-            for d in ref["disclosures"]:
-                if d["episode"] and d["episode"]["id"] == episode_id and d["at"] is not None:
-                    moments.append(
-                        {
-                            "kind": "disclosure",
-                            "at": d["at"],
-                            "text": d["text"],
-                            "speaker": d["person"],
-                            "entry": link,
-                        }
-                    )
-        for d in data["disclosures"]:
-            if d["episode"] and d["episode"]["id"] == episode_id and d["at"] is not None:
+        for d in doc.all_disclosures():
+            if d.episode == episode_id and d.at is not None:
+                speaker = facts.people[d.person] if d.person is not None else None
+                text = disclosure_text(facts, d)
                 moments.append(
-                    {
-                        "kind": "disclosure",
-                        "at": d["at"],
-                        "text": d["text"],
-                        "speaker": d["person"],
-                        "entry": link,
-                    }
+                    {"kind": "disclosure", "at": d.at, "text": text, "speaker": speaker}
+                    | {"entry": link}
                 )
-        for q in data["quotes"]:
-            if q["episode"]["id"] == episode_id:
+        for q in doc.quotes:
+            if q.episode == episode_id:
                 moments.append(
                     {
                         "kind": "quote",
-                        "at": q["start"],
-                        "text": q["text"],
-                        "speaker": q["speaker"],
-                        "affiliation": q["affiliation"],
+                        "at": q.start,
+                        "text": q.text,
+                        "speaker": facts.people[q.speaker],
+                        "affiliation": facts.affiliation(q.episode, q.speaker),
                         "entry": link,
                     }
                 )
@@ -425,7 +264,7 @@ def _moments_from(versions: list[dict[str, Any]], *, episode_id: int) -> list[di
 @public_page
 def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpResponse:
     found = (
-        public_episodes()
+        selectors.public_episodes()
         .select_related("show")
         .filter(show__slug=show, season=season, number=number)
         .first()
@@ -437,7 +276,10 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
         found.appearances.select_related("person", "affiliation").order_by("role", "person__name")
     )
     versions = list(
-        live_versions().filter(episodes=found).order_by("term").values("term", "slug", "data")
+        selectors.live_versions()
+        .filter(episodes=found)
+        .order_by("term")
+        .values("term", "slug", "data")
     )
     moments = _moments_from(versions, episode_id=found.pk)
     for m in moments:
@@ -469,7 +311,7 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
 @require_safe
 @public_page
 def person_list(request: HttpRequest) -> HttpResponse:
-    people = list(public_people().order_by("name"))
+    people = list(selectors.public_people().order_by("name"))
     return _page(
         request,
         "glossary/person_list.html",
@@ -483,19 +325,24 @@ def person_list(request: HttpRequest) -> HttpResponse:
 def _quotes_by(versions: list[dict[str, Any]], person_id: int) -> list[dict[str, Any]]:
     quotes = []
     for v in versions:
-        for q in v["data"]["quotes"]:
-            if q["speaker"] and q["speaker"]["id"] == person_id:
-                ep = q["episode"]
+        doc = document.load(v["data"])
+        facts = doc.facts
+        for q in doc.quotes:
+            if q.speaker == person_id:
+                ep = facts.episodes[q.episode]
+                show = facts.shows[ep.show]
                 quotes.append(
                     {
-                        "text": q["text"],
-                        "affiliation": q["affiliation"],
+                        "text": q.text,
+                        "affiliation": facts.affiliation(q.episode, q.speaker),
                         "episode": ep,
-                        "episode_path": _episode_path(ep),
-                        "label": format_timestamp(q["start"]),
-                        "iso": iso_duration(q["start"]),
+                        "episode_path": path_for(
+                            "glossary:episode", show.slug, ep.season, ep.number
+                        ),
+                        "label": format_timestamp(q.start),
+                        "iso": iso_duration(q.start),
                         "entry": {"term": v["term"], "slug": v["slug"]},
-                        "sort": (ep.get("air_date") or "", ep["number"], q["start"]),
+                        "sort": (ep.air_date or datetime.date.min, ep.number, q.start),
                     }
                 )
     quotes.sort(key=lambda q: q["sort"], reverse=True)
@@ -505,14 +352,17 @@ def _quotes_by(versions: list[dict[str, Any]], person_id: int) -> list[dict[str,
 @require_safe
 @public_page
 def person(request: HttpRequest, slug: str) -> HttpResponse:
-    found = public_people().filter(slug=slug).first()
+    found = selectors.public_people().filter(slug=slug).first()
     if found is None:
         raise Http404("No public page for this person.")
     versions = list(
-        live_versions().filter(people=found).order_by("term").values("term", "slug", "data")
+        selectors.live_versions()
+        .filter(people=found)
+        .order_by("term")
+        .values("term", "slug", "data")
     )
     appearances = list(
-        found.appearances.filter(episode_id__in=_public_episode_ids())
+        found.appearances.filter(episode_id__in=selectors.public_episode_ids())
         .select_related("episode__show", "affiliation")
         .order_by("-episode__air_date", "-episode__season", "-episode__number")
     )
@@ -534,7 +384,7 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
 @require_safe
 @public_page
 def organisation_list(request: HttpRequest) -> HttpResponse:
-    organisations = list(public_organisations().order_by("name"))
+    organisations = list(selectors.public_organisations().order_by("name"))
     return _page(
         request,
         "glossary/organisation_list.html",
@@ -549,10 +399,10 @@ def organisation_list(request: HttpRequest) -> HttpResponse:
 @public_page
 def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     """Where it sponsors and where its people speak: where a conflict-of-interest check starts."""
-    found = public_organisations().filter(slug=slug).first()
+    found = selectors.public_organisations().filter(slug=slug).first()
     if found is None:
         raise Http404("No public page for this organisation.")
-    episodes = _public_episode_ids()
+    episodes = selectors.public_episode_ids()
     sponsorships = list(
         found.sponsorships.filter(episode_id__in=episodes)
         .select_related("episode__show")
@@ -568,14 +418,18 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("person__name", "-episode__number")
     )
     versions = list(
-        live_versions().filter(organisations=found).order_by("term").values("term", "slug", "data")
+        selectors.live_versions()
+        .filter(organisations=found)
+        .order_by("term")
+        .values("term", "slug", "data")
     )
     disclosures = []
     for v in versions:
-        data = v["data"]
-        for d in all_disclosures(data):
-            if d["organisation"] and d["organisation"]["id"] == found.pk:
-                disclosures.append({"text": d["text"], "kind": d["kind"], "entry": v})
+        doc = document.load(v["data"])
+        for d in doc.all_disclosures():
+            if d.organisation == found.pk:
+                text = disclosure_text(doc.facts, d)
+                disclosures.append({"text": text, "kind": d.kind, "entry": v})
     return _page(
         request,
         "glossary/organisation.html",
@@ -596,7 +450,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
 @require_safe
 @public_page
 def tag_list(request: HttpRequest) -> HttpResponse:
-    tags = list(public_tags().order_by("name"))
+    tags = list(selectors.public_tags().order_by("name"))
     return _page(
         request,
         "glossary/tag_list.html",
@@ -610,11 +464,14 @@ def tag_list(request: HttpRequest) -> HttpResponse:
 @require_safe
 @public_page
 def tag(request: HttpRequest, slug: str) -> HttpResponse:
-    found = Tag.objects.filter(slug=slug, entry_versions__live_for__isnull=False).first()
+    found = selectors.public_tags().filter(slug=slug).first()
     if found is None:
         raise Http404("No published entries carry this tag.")
     versions = list(
-        live_versions().filter(tags=found).order_by("term").values("term", "slug", "summary")
+        selectors.live_versions()
+        .filter(tags=found)
+        .order_by("term")
+        .values("term", "slug", "summary")
     )
     return _page(
         request,

@@ -26,7 +26,7 @@ from editorial import preview, versions, workflow
 from editorial.gates import run_gates
 from editorial.models import WorkflowEvent
 from editorial.permissions import Action, can, require
-from glossary import publishing
+from glossary import document
 from glossary.models import Entry, EntryVersion
 
 
@@ -318,14 +318,16 @@ class EntryWorkflowPages:
         }
         return TemplateResponse(request, "admin/glossary/entry/history.html", context)
 
-    def _side(self, entry: Entry, which: str) -> tuple[str, dict[str, Any]]:
-        """A version by number, or "live" / "working", as (label, snapshot data)."""
+    def _side(self, entry: Entry, which: str) -> tuple[str, document.EntryDocument]:
+        """A version by number, or "live" / "working", as (label, document)."""
         if which == "working":
-            return "Working copy (as saved now)", publishing.snapshot(entry)
+            return "Working copy (as saved now)", document.build(entry)
         if which == "live":
             if entry.live_version is None:
                 raise Http404("This entry has no live version to compare with.")
-            return f"Live version {entry.live_version.number}", entry.live_version.data
+            return f"Live version {entry.live_version.number}", document.load(
+                entry.live_version.data
+            )
         if not which.isdigit():
             raise Http404("Choose two versions to compare.")
         version = get_object_or_404(EntryVersion, entry=entry, number=int(which))
@@ -334,7 +336,7 @@ class EntryWorkflowPages:
             if version.published_at
             else ""
         )
-        return f"Version {version.number}{published}", version.data
+        return f"Version {version.number}{published}", document.load(version.data)
 
     def compare_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         require(request.user, Action.VIEW)
@@ -383,7 +385,7 @@ class EntryWorkflowPages:
             for warning in getattr(new, "rollback_warnings", []):
                 messages.warning(request, warning)
             return self._back(entry)
-        sections = versions.compare(publishing.snapshot(entry), version.data)
+        sections = versions.compare(document.build(entry), document.load(version.data))
         context = {
             **self.admin_site.each_context(request),
             "opts": Entry._meta,

@@ -33,8 +33,8 @@ from editorial import newsroom
 from editorial.gates import blocking_failures, run_gates, warnings
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
 from editorial.permissions import Action, can
+from glossary.entry_page import sponsorship_sentence
 from glossary.models import Disclosure, Entry, Episode, Organisation
-from glossary.publishing import sponsorship_sentence
 
 
 def _entry_change_url(entry: Entry, anchor: str = "") -> str:
@@ -51,7 +51,11 @@ def generate_sponsorship(request: HttpRequest, entry_id: int, episode_id: int) -
         Episode.objects.select_related("show").prefetch_related("sponsorships__organisation"),
         pk=episode_id,
     )
-    sentence = sponsorship_sentence(episode)
+    sentence = sponsorship_sentence(
+        episode.number,
+        episode.season,
+        [(s.organisation.name, s.read_at) for s in episode.sponsorships.all()],
+    )
     if not sentence:
         messages.error(
             request, f"Episode {episode.number} has no sponsor recorded; nothing to add."

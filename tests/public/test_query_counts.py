@@ -4,6 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from glossary import document
 from glossary.models import Episode
 
 # Queries per page, uncached. A change here is a change in how a page reads the database.
@@ -22,19 +23,23 @@ EXPECTED = {
     "feed": 1,
     "sitemap": 10,
     "api-entries": 2,
-    "api-entry": 2,
+    "api-entry": 1,
     "api-episode": 4,
     "api-tag": 2,
     "api-tags": 2,
+    "api-person": 2,
+    "api-organisation": 3,
+    "api-organisations": 2,
 }
 
 
 def urls(entry) -> dict[str, str]:
     version = entry.live_version
-    data = version.data
-    episode = Episode.objects.get(pk=data["quotes"][0]["episode"]["id"])
-    person = data["quotes"][0]["speaker"]["slug"]
-    org = data["quotes"][0]["affiliation"]["slug"]
+    doc = document.load(version.data)
+    quote = doc.quotes[0]
+    episode = Episode.objects.get(pk=quote.episode)
+    person = doc.facts.people[quote.speaker].slug
+    org = doc.facts.affiliation(quote.episode, quote.speaker).slug
     tag = version.tags.first().slug
     return {
         "entry": f"/glossary/{version.slug}/",
@@ -55,6 +60,9 @@ def urls(entry) -> dict[str, str]:
         "api-episode": f"/api/v1/episodes/{episode.pk}/",
         "api-tag": f"/api/v1/tags/{tag}/",
         "api-tags": "/api/v1/tags/",
+        "api-person": f"/api/v1/people/{person}/",
+        "api-organisation": f"/api/v1/organisations/{org}/",
+        "api-organisations": "/api/v1/organisations/",
     }
 
 

@@ -7,7 +7,8 @@ import pytest
 from editorial import versions, workflow
 from editorial.models import WorkflowEvent
 from glossary.models import Citation, Entry, EntryVersion, Quote, SeeAlso, Source
-from glossary.publishing import save_version, snapshot
+from glossary.document import EntryDocument, build
+from glossary.publishing import save_version
 from tests.workflow.conftest import client_for
 from tests.workflow.formdata import form_data
 
@@ -66,9 +67,25 @@ def test_editing_a_published_entry_makes_a_draft_and_readers_keep_the_live_versi
     assert ready_entry.has_unpublished_changes
 
 
+def _doc(**fields: object) -> EntryDocument:
+    """A document with nothing but `fields` (the rest empty)."""
+    empty: dict[str, object] = {
+        "schema_version": 2,
+        "id": 1,
+        "term": "",
+        "slug": "",
+        "summary": "",
+        "body": "",
+        **{name: [] for name in ("aliases", "tags", "references", "disclosures", "quotes")},
+        **{name: [] for name in ("citations", "see_also", "episodes", "shows", "people")},
+        **{name: [] for name in ("organisations", "sources")},
+    }
+    return EntryDocument.model_validate({**empty, **fields})
+
+
 def test_the_diff_shows_changed_words_side_by_side():
-    a = {"term": "Interconnect", "body": "Links join chips.\nSecond paragraph.", "quotes": []}
-    b = {"term": "Interconnect", "body": "Fast links join chips.\nSecond paragraph.", "quotes": []}
+    a = _doc(term="Interconnect", body="Links join chips.\nSecond paragraph.")
+    b = _doc(term="Interconnect", body="Fast links join chips.\nSecond paragraph.")
     sections = {s.title: s for s in versions.compare(a, b)}
     assert not sections["Term"].changed
     body = sections["Body"]
@@ -80,8 +97,8 @@ def test_the_diff_shows_changed_words_side_by_side():
 
 
 def test_the_diff_escapes_what_editors_typed():
-    a = {"body": "plain"}
-    b = {"body": "<script>alert(1)</script>"}
+    a = _doc(body="plain")
+    b = _doc(body="<script>alert(1)</script>")
     rows = {s.title: s for s in versions.compare(a, b)}["Body"].rows
     html = "".join(r.left + r.right for r in rows)
     assert "<script>" not in html
@@ -91,12 +108,12 @@ def test_the_diff_escapes_what_editors_typed():
 def test_the_diff_covers_quotes_citations_disclosures_and_see_also(
     ready_entry, make_entry, episode, person
 ):
-    old = snapshot(ready_entry)
+    old = build(ready_entry)
     Quote.objects.create(entry=ready_entry, episode=episode, speaker=person, start=65, text="Hi.")
     SeeAlso.objects.create(entry=ready_entry, target=make_entry("HBM"), note="memory")
     ready_entry.disclosures.create(kind="other", text="We own shares.")
     Citation.objects.filter(entry=ready_entry).update(note="Changed note.")
-    sections = {s.title: s for s in versions.compare(old, snapshot(ready_entry))}
+    sections = {s.title: s for s in versions.compare(old, build(ready_entry))}
     assert sections["Quotes"].rows[0].kind == "added"
     assert "“Hi.” — Ada Guest, episode 7 at 1:05" in sections["Quotes"].rows[0].right
     assert sections["See also"].changed
@@ -170,7 +187,7 @@ def test_rollback_makes_a_new_draft_and_never_rewrites_history(
 
 def test_rollback_restores_everything_the_snapshot_holds(demo, second_editor):
     entry = Entry.objects.get(slug="interconnect")
-    original = snapshot(entry)
+    original = build(entry)
     live = entry.live_version
     entry.references.all().delete()
     entry.quotes.all().delete()
@@ -178,7 +195,7 @@ def test_rollback_restores_everything_the_snapshot_holds(demo, second_editor):
     entry.tags.clear()
     save_version(entry)
     workflow.rollback_to(entry, live, user=second_editor)
-    assert snapshot(entry) == original
+    assert build(entry) == original
 
 
 def test_the_rollback_page_previews_the_change_then_rolls_back_on_post(ready_entry, editor):

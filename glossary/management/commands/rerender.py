@@ -7,8 +7,8 @@ from glossary.publishing import rerender_all
 
 class Command(BaseCommand):
     help = (
-        "Render every live entry page again from its published snapshot. Run it after "
-        "changing templates/glossary/_article.html or glossary/presentation.py; it also "
+        "Render every live entry page again from its published document. Run it after "
+        "changing the entry page templates or glossary/entry_page.py (every deploy runs it); it also "
         "drops the public page cache. Published content does not change."
     )
 

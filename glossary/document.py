@@ -1,0 +1,562 @@
+"""The published document: everything one version of an entry says, typed, in one module.
+
+A version (`EntryVersion.data`) is an `EntryDocument`: the entry's own text and
+parts, plus the facts about the episodes, shows, people, organisations and
+sources those parts name, as they stood when the version was saved. It holds
+facts, never generated text: the sponsorship sentence, "intro at" labels and
+timestamps as "25:38" are derived when the page is rendered
+(glossary.entry_page), so a version can be written back into the working copy
+exactly (`write_back`, for rollback) and compared line by line.
+
+The document is a pydantic model: `load` checks the schema version first and
+then validates every field, so a stored version that does not match the code
+fails loudly instead of rendering half a page. A migration upgrades stored
+versions when the schema changes (glossary/migrations/0005_document_schema_2.py).
+
+Why pydantic rather than dataclasses or TypedDicts: reading a stored version
+needs validation with clear errors (a JSON blob could be from an older schema or
+hand-edited), and the public API's schemas (django-ninja) are pydantic models
+too, so one library describes both.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Prefetch
+from django.utils import timezone
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from glossary import models as m
+from glossary.markdown import markdown_to_text
+
+SCHEMA_VERSION = 2
+
+
+class DocumentError(ValueError):
+    """A stored document this code cannot read; the message says why."""
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- Facts about what the entry's parts name --------------------------------------------
+
+
+class Show(_Part):
+    id: int
+    name: str
+    slug: str
+    deep_link_style: str
+
+
+class Sponsor(_Part):
+    organisation: int
+    read_at: int | None
+
+
+class Appearance(_Part):
+    person: int
+    role: str
+    affiliation: int | None
+    title: str = ""
+
+
+class Episode(_Part):
+    id: int
+    show: int
+    season: int
+    number: int
+    title: str
+    air_date: datetime.date | None
+    duration: int | None
+    url: str
+    audio_url: str
+    sponsors: list[Sponsor]
+    appearances: list[Appearance]
+
+    @property
+    def listen_url(self) -> str:
+        """The address a timestamp link opens: the episode page, else its audio."""
+        return self.url or self.audio_url
+
+
+class Person(_Part):
+    id: int
+    name: str
+    slug: str
+
+
+class Organisation(_Part):
+    id: int
+    name: str
+    slug: str
+    url: str
+
+
+class Source(_Part):
+    id: int
+    url: str
+    title: str
+    publisher: str
+    kind: str
+    archive_url: str
+    archive_date: datetime.date | None
+    citation_status: str
+
+
+class Tag(_Part):
+    id: int
+    name: str
+    slug: str
+
+
+# --- The entry's own parts ---------------------------------------------------------------
+
+
+class Disclosure(_Part):
+    kind: str
+    # As the editor wrote it; empty on a sponsorship means "the sentence made from the
+    # episode's sponsor records".
+    text: str
+    at: int | None
+    episode: int | None
+    organisation: int | None
+    person: int | None
+
+    @property
+    def derived(self) -> bool:
+        return not self.text.strip() and self.kind == m.Disclosure.Kind.SPONSORSHIP
+
+
+class Reference(_Part):
+    episode: int
+    at: int
+    speaker: int | None
+    text: str
+    disclosures: list[Disclosure]
+
+
+class Quote(_Part):
+    episode: int
+    speaker: int
+    start: int
+    end: int | None
+    text: str
+    verbatim: str
+    lightly_edited: bool
+
+
+class Citation(_Part):
+    source: int
+    note: str
+    checked_on: datetime.date | None
+
+
+class SeeAlso(_Part):
+    entry: int
+    # The target's name when this version was saved: its live term if it had one.
+    # Readers see it only while the target has no live version (as plain text).
+    term: str
+    # As the editor typed it; empty means the target's name.
+    link_text: str
+    note: str
+
+
+class EntryDocument(_Part):
+    schema_version: Literal[2]
+    id: int
+    term: str
+    slug: str
+    aliases: list[str]
+    summary: str
+    body: str
+    tags: list[Tag]
+    references: list[Reference]
+    # Disclosures not attached to an episode reference.
+    disclosures: list[Disclosure]
+    quotes: list[Quote]
+    citations: list[Citation]
+    see_also: list[SeeAlso]
+    episodes: list[Episode]
+    shows: list[Show]
+    people: list[Person]
+    organisations: list[Organisation]
+    sources: list[Source]
+
+    @cached_property
+    def facts(self) -> Facts:
+        return Facts.of(self)
+
+    def all_disclosures(self) -> list[Disclosure]:
+        """Every disclosure: those placed after a reference, then the loose ones."""
+        return [d for r in self.references for d in r.disclosures] + list(self.disclosures)
+
+    def search_text(self) -> str:
+        """Aliases, body text, references and quotes as plain text, for search."""
+        parts = [*self.aliases, markdown_to_text(self.body)]
+        parts += [r.text for r in self.references]
+        parts += [q.text for q in self.quotes]
+        return "\n".join(p for p in parts if p)
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON stored in EntryVersion.data."""
+        return self.model_dump(mode="json")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The facts a document names, by id, for rendering and lookups."""
+
+    episodes: dict[int, Episode]
+    shows: dict[int, Show]
+    people: dict[int, Person]
+    organisations: dict[int, Organisation]
+    sources: dict[int, Source]
+
+    @classmethod
+    def of(cls, doc: EntryDocument) -> Facts:
+        return cls(
+            episodes={e.id: e for e in doc.episodes},
+            shows={s.id: s for s in doc.shows},
+            people={p.id: p for p in doc.people},
+            organisations={o.id: o for o in doc.organisations},
+            sources={s.id: s for s in doc.sources},
+        )
+
+    def affiliation(self, episode: int, person: int | None) -> Organisation | None:
+        """Whom `person` spoke for on `episode`, as its appearances record it."""
+        if person is None:
+            return None
+        for appearance in self.episodes[episode].appearances:
+            if appearance.person == person and appearance.affiliation is not None:
+                return self.organisations[appearance.affiliation]
+        return None
+
+
+@dataclass(frozen=True)
+class Refs:
+    """The ids of every row a document names: the version's public cross-reference indexes."""
+
+    episodes: set[int]
+    people: set[int]
+    organisations: set[int]
+    sources: set[int]
+    tags: set[int]
+    see_also: set[int]
+
+
+def referenced(doc: EntryDocument) -> Refs:
+    return Refs(
+        episodes={e.id for e in doc.episodes},
+        people={p.id for p in doc.people},
+        organisations={o.id for o in doc.organisations},
+        sources={s.id for s in doc.sources},
+        tags={t.id for t in doc.tags},
+        see_also={s.entry for s in doc.see_also},
+    )
+
+
+def load(data: Any) -> EntryDocument:
+    """A stored document, checked: the schema version first, then every field."""
+    if not isinstance(data, dict):
+        raise DocumentError(f"A version's document must be a JSON object, not {type(data)}.")
+    found = data.get("schema_version", data.get("schema"))
+    if found != SCHEMA_VERSION:
+        raise DocumentError(
+            f"This version's document has schema {found!r}; this code reads schema "
+            f"{SCHEMA_VERSION}. Run `manage.py migrate` to upgrade stored versions."
+        )
+    try:
+        return EntryDocument.model_validate(data)
+    except ValidationError as exc:
+        raise DocumentError(f"This version's document does not match schema 2: {exc}") from exc
+
+
+# --- Building a document from the working copy ------------------------------------------
+
+
+def build(entry: m.Entry) -> EntryDocument:
+    """Everything a reader could see of `entry`'s working copy, as a document.
+
+    A fixed number of queries, whatever the size of the entry.
+    """
+    refs = list(m.EpisodeReference.objects.filter(entry=entry).order_by("order", "pk"))
+    loose_and_attached = list(m.Disclosure.objects.filter(entry=entry).order_by("order", "pk"))
+    quotes = list(m.Quote.objects.filter(entry=entry).order_by("order", "pk"))
+    citations = list(
+        m.Citation.objects.filter(entry=entry).select_related("source").order_by("order", "pk")
+    )
+    see_also = list(
+        m.SeeAlso.objects.filter(entry=entry)
+        .select_related("target__live_version")
+        .order_by("order", "pk")
+    )
+    tags = sorted(entry.tags.all(), key=lambda t: t.name)
+
+    attached: dict[int, list[Disclosure]] = {}
+    loose: list[Disclosure] = []
+    for d in loose_and_attached:
+        part = Disclosure(
+            kind=d.kind,
+            text=d.text,
+            at=d.at,
+            episode=d.episode_id,
+            organisation=d.organisation_id,
+            person=d.person_id,
+        )
+        if d.reference_id:
+            attached.setdefault(d.reference_id, []).append(part)
+        else:
+            loose.append(part)
+
+    episode_ids = {r.episode_id for r in refs} | {q.episode_id for q in quotes}
+    episode_ids |= {d.episode_id for d in loose_and_attached if d.episode_id}
+    episodes = list(
+        m.Episode.objects.filter(pk__in=episode_ids)
+        .select_related("show")
+        .prefetch_related(
+            Prefetch("sponsorships", queryset=m.Sponsorship.objects.order_by("read_at", "pk")),
+            Prefetch("appearances", queryset=m.Appearance.objects.order_by("role", "pk")),
+        )
+        .order_by("pk")
+    )
+    people_ids = {r.speaker_id for r in refs if r.speaker_id} | {q.speaker_id for q in quotes}
+    people_ids |= {d.person_id for d in loose_and_attached if d.person_id}
+    org_ids = {d.organisation_id for d in loose_and_attached if d.organisation_id}
+    for episode in episodes:
+        org_ids |= {s.organisation_id for s in episode.sponsorships.all()}
+        for a in episode.appearances.all():
+            people_ids.add(a.person_id)
+            if a.affiliation_id:
+                org_ids.add(a.affiliation_id)
+
+    shows = {e.show_id: e.show for e in episodes}
+    return EntryDocument(
+        schema_version=SCHEMA_VERSION,
+        id=entry.pk,
+        term=entry.term,
+        slug=entry.slug,
+        aliases=entry.alias_list(),
+        summary=entry.summary,
+        body=entry.body,
+        tags=[Tag(id=t.pk, name=t.name, slug=t.slug) for t in tags],
+        references=[
+            Reference(
+                episode=r.episode_id,
+                at=r.at,
+                speaker=r.speaker_id,
+                text=r.text,
+                disclosures=attached.get(r.pk, []),
+            )
+            for r in refs
+        ],
+        disclosures=loose,
+        quotes=[
+            Quote(
+                episode=q.episode_id,
+                speaker=q.speaker_id,
+                start=q.start,
+                end=q.end,
+                text=q.text,
+                verbatim=q.verbatim,
+                lightly_edited=q.lightly_edited,
+            )
+            for q in quotes
+        ],
+        citations=[
+            Citation(source=c.source_id, note=c.note, checked_on=c.checked_on) for c in citations
+        ],
+        see_also=[
+            SeeAlso(
+                entry=s.target_id,
+                term=s.target.live_version.term if s.target.live_version else s.target.term,
+                link_text=s.link_text,
+                note=s.note,
+            )
+            for s in see_also
+        ],
+        episodes=[
+            Episode(
+                id=e.pk,
+                show=e.show_id,
+                season=e.season,
+                number=e.number,
+                title=e.title,
+                air_date=e.air_date,
+                duration=e.duration,
+                url=e.url,
+                audio_url=e.audio_url,
+                sponsors=[
+                    Sponsor(organisation=s.organisation_id, read_at=s.read_at)
+                    for s in e.sponsorships.all()
+                ],
+                appearances=[
+                    Appearance(
+                        person=a.person_id,
+                        role=a.role,
+                        affiliation=a.affiliation_id,
+                        title=a.title,
+                    )
+                    for a in e.appearances.all()
+                ],
+            )
+            for e in episodes
+        ],
+        shows=[
+            Show(id=s.pk, name=s.name, slug=s.slug, deep_link_style=s.deep_link_style)
+            for s in sorted(shows.values(), key=lambda s: s.pk)
+        ],
+        people=[
+            Person(id=p.pk, name=p.name, slug=p.slug)
+            for p in m.Person.objects.filter(pk__in=people_ids).order_by("pk")
+        ],
+        organisations=[
+            Organisation(id=o.pk, name=o.name, slug=o.slug, url=o.url)
+            for o in m.Organisation.objects.filter(pk__in=org_ids).order_by("pk")
+        ],
+        sources=[
+            Source(
+                id=s.pk,
+                url=s.url,
+                title=s.title,
+                publisher=s.publisher,
+                kind=s.kind,
+                archive_url=s.archive_url,
+                archive_date=s.archive_date,
+                citation_status=s.citation_status,
+            )
+            for s in sorted({c.source for c in citations}, key=lambda s: s.pk)
+        ],
+    )
+
+
+# --- Writing a document back into the working copy (rollback) -----------------------------
+
+User = AbstractBaseUser | AnonymousUser | None
+
+
+def write_back(entry: m.Entry, doc: EntryDocument, *, user: User) -> list[str]:
+    """Rewrite the entry's working-copy rows to say what `doc` says.
+
+    Returns warnings for parts that could not be restored because what they
+    point to no longer exists (a deleted episode, person or see-also entry).
+    Reference data is not changed: parts point at the rows by id. The caller
+    records the result as a new version; old versions are never touched.
+    """
+    warnings: list[str] = []
+    entry.term = doc.term
+    if m.Entry.objects.exclude(pk=entry.pk).filter(slug=doc.slug).exists():
+        warnings.append(
+            f"The address /{doc.slug}/ now belongs to another entry; kept /{entry.slug}/."
+        )
+    else:
+        entry.slug = doc.slug
+    entry.aliases = "\n".join(doc.aliases)
+    entry.summary = doc.summary
+    entry.body = doc.body
+    entry.updated_by = user if user is not None and user.is_authenticated else None  # type: ignore[assignment]
+    entry.updated_at = timezone.now()
+    entry.save(
+        update_fields=["term", "slug", "aliases", "summary", "body", "updated_by", "updated_at"]
+    )
+    entry.tags.set([t.name for t in doc.tags], clear=True)
+
+    def existing(model: Any, ids: Iterable[int]) -> set[int]:
+        return set(model.objects.filter(pk__in=set(ids)).values_list("pk", flat=True))
+
+    episodes = existing(m.Episode, doc.facts.episodes)
+    people = existing(m.Person, doc.facts.people)
+    orgs = existing(m.Organisation, doc.facts.organisations)
+
+    def kept(pk: int | None, known: set[int]) -> int | None:
+        return pk if pk in known else None
+
+    # Old citations first: who checked them is not in the document, so keep it
+    # where the same source was confirmed on the same day.
+    checked_by = {
+        (c.source_id, c.checked_on): c.checked_by_id for c in m.Citation.objects.filter(entry=entry)
+    }
+    for model in (m.Disclosure, m.EpisodeReference, m.Quote, m.Citation, m.SeeAlso):
+        model.objects.filter(entry=entry).delete()
+
+    order = 0
+
+    def disclosure(d: Disclosure, reference: m.EpisodeReference | None) -> None:
+        nonlocal order
+        m.Disclosure.objects.create(
+            entry=entry,
+            order=order,
+            kind=d.kind,
+            reference=reference,
+            episode_id=kept(d.episode, episodes),
+            organisation_id=kept(d.organisation, orgs),
+            person_id=kept(d.person, people),
+            at=d.at,
+            text=d.text,
+        )
+        order += 1
+
+    for i, r in enumerate(doc.references):
+        if r.episode not in episodes:
+            warnings.append(f"Episode reference {i + 1}: its episode no longer exists.")
+            continue
+        reference = m.EpisodeReference.objects.create(
+            entry=entry,
+            order=i,
+            episode_id=r.episode,
+            at=r.at,
+            speaker_id=kept(r.speaker, people),
+            text=r.text,
+        )
+        for d in r.disclosures:
+            disclosure(d, reference)
+    for d in doc.disclosures:
+        disclosure(d, None)
+    for i, q in enumerate(doc.quotes):
+        if q.episode not in episodes or q.speaker not in people:
+            warnings.append(f"Quote {i + 1}: its episode or speaker no longer exists.")
+            continue
+        m.Quote.objects.create(
+            entry=entry,
+            order=i,
+            episode_id=q.episode,
+            speaker_id=q.speaker,
+            start=q.start,
+            end=q.end,
+            text=q.text,
+            verbatim=q.verbatim,
+            lightly_edited=q.lightly_edited,
+        )
+    sources = existing(m.Source, doc.facts.sources)
+    for i, c in enumerate(doc.citations):
+        fact = doc.facts.sources[c.source]
+        source_id = c.source
+        if source_id not in sources:
+            # Deleted since: the same address again, as it was cited.
+            source_id = m.Source.objects.get_or_create(
+                url=fact.url, defaults={"title": fact.title, "publisher": fact.publisher}
+            )[0].pk
+        m.Citation.objects.create(
+            entry=entry,
+            order=i,
+            source_id=source_id,
+            note=c.note,
+            checked_on=c.checked_on,
+            checked_by_id=checked_by.get((source_id, c.checked_on)),
+        )
+    targets = existing(m.Entry, (s.entry for s in doc.see_also)) - {entry.pk}
+    for i, s in enumerate(doc.see_also):
+        if s.entry not in targets:
+            warnings.append(f"See also “{s.term}”: that entry no longer exists.")
+            continue
+        m.SeeAlso.objects.create(
+            entry=entry, order=i, target_id=s.entry, link_text=s.link_text, note=s.note
+        )
+    return warnings
