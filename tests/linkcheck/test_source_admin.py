@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 
 import pytest
+import time_machine
 from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from config.celery import app
+from editorial import newsroom
 from editorial.permissions import Role, sync_roles
 from glossary.models import Citation, LinkCheck, Source
 from tests.linkcheck.server import LocalSite
@@ -107,8 +109,29 @@ def test_mark_confirmed_today_records_the_fingerprint_and_the_citations_date(
     citation.refresh_from_db()
     assert source.confirmed_fingerprint == "b" * 64
     assert not source.changed_since_confirmed
-    assert citation.checked_on == timezone.localdate()
+    assert citation.checked_on == newsroom.today()
     assert citation.checked_by.username == "fact-checker"
+
+
+# 21:30 on November 30 in New York is already December 1 in UTC.
+EVENING_IN_NEW_YORK = datetime.datetime(2026, 12, 1, 2, 30, tzinfo=datetime.UTC)
+
+
+def test_mark_confirmed_today_writes_the_newsrooms_date_not_utcs(
+    fact_checker: Client, make_source, make_entry, settings
+) -> None:
+    settings.NEWSROOM_TIME_ZONE = "America/New_York"
+    source = make_source(last_fingerprint="b" * 64)
+    citation = Citation.objects.create(entry=make_entry(), source=source)
+    with time_machine.travel(EVENING_IN_NEW_YORK, tick=False):
+        response = fact_checker.post(
+            reverse("admin:glossary_source_changelist"),
+            {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
+            follow=True,
+        )
+    citation.refresh_from_db()
+    assert citation.checked_on == datetime.date(2026, 11, 30)
+    assert "checked November 30, 2026" in response.content.decode()
 
 
 def test_only_fact_checkers_can_mark_a_source_confirmed(writer: Client, make_source) -> None:

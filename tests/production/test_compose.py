@@ -103,7 +103,7 @@ def test_the_link_check_schedule_is_one_beat_sends(services: dict) -> None:
     assert "editorial.tasks.check_due_sources" in tasks
 
 
-def test_the_release_step_checks_the_deployment_then_migrates_once(
+def test_the_release_step_checks_the_deployment_migrates_once_and_renders_live_pages(
     services: dict, dotenv: dict[str, str]
 ) -> None:
     command = service_command(services["migrate"], dotenv)
@@ -113,6 +113,7 @@ def test_the_release_step_checks_the_deployment_then_migrates_once(
     assert steps == [
         "python manage.py check --deploy --fail-level WARNING",
         "python manage.py migrate --noinput",
+        "python manage.py rerender",
     ]
     assert services["migrate"]["restart"] == "no"
     for name in ["web", "worker", "beat"]:

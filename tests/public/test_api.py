@@ -91,8 +91,7 @@ def test_every_endpoint_answers_as_the_served_openapi_document_says(client, demo
     doc = client.get("/api/openapi.json").json()
     assert doc["openapi"].startswith("3.1")
     routes = {
-        "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(p.pattern))
-        for p in api.url_patterns()
+        "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(p.pattern)) for p in api.url_patterns()
     }
     assert {path.removeprefix("/api/v1") for path in doc["paths"]} == routes
     episode = Episode.objects.get(number=28)

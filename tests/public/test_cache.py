@@ -4,11 +4,14 @@ import time
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from glossary import publishing
 from glossary.cache import GENERATION_KEY
-from glossary.models import Entry, Episode
+from glossary.models import Entry, EntryVersion, Episode
+from tests.workflow.formdata import form_data
 
 
 @pytest.fixture
@@ -41,8 +44,11 @@ def test_a_repeat_request_with_the_date_answers_304(client, widget):
 
 
 def test_a_different_etag_gets_the_full_page(client, widget):
+    current = client.get("/glossary/widget/")["ETag"]
     response = client.get("/glossary/widget/", HTTP_IF_NONE_MATCH='"something-else"')
     assert response.status_code == 200
+    assert "First body." in response.content.decode()
+    assert response["ETag"] == current
 
 
 def test_publishing_changes_the_etag_so_the_old_one_gets_the_new_page(client, widget):
@@ -64,12 +70,39 @@ def test_a_cached_page_is_served_without_queries(client, widget):
     assert len(queries) == 0
 
 
+def _change_behind_the_caches_back(entry: Entry, html: str) -> None:
+    # An UPDATE sends no signal: only a page rendered afresh can show it.
+    entry.refresh_from_db()
+    changed = EntryVersion.objects.filter(pk=entry.live_version_id).update(rendered_html=html)
+    assert changed == 1
+
+
 def test_the_page_cache_can_be_turned_off(client, widget, settings):
     settings.PUBLIC_PAGE_CACHE = False
     client.get("/glossary/widget/")
+    _change_behind_the_caches_back(widget, "<p>Rendered again.</p>")
+    assert "Rendered again." in client.get("/glossary/widget/").content.decode()
+
+
+def test_with_the_page_cache_on_a_repeat_is_served_from_the_cache(client, widget):
+    client.get("/glossary/widget/")
+    _change_behind_the_caches_back(widget, "<p>Rendered again.</p>")
+    assert "First body." in client.get("/glossary/widget/").content.decode()
+
+
+def test_saving_a_draft_in_the_admin_leaves_the_public_cache_warm(client, widget, superuser):
+    client.get("/glossary/widget/")
+    editor = Client()
+    editor.force_login(superuser)
+    url = reverse("admin:glossary_entry_change", args=[widget.pk])
+    data = form_data(editor.get(url).content.decode())
+    data["body"] = "A draft nobody has approved."
+    assert editor.post(url, data).status_code == 302
+    assert widget.versions.count() == 2
     with CaptureQueriesContext(connection) as queries:
-        client.get("/glossary/widget/")
-    assert len(queries) > 0
+        response = client.get("/glossary/widget/")
+    assert "First body." in response.content.decode()
+    assert len(queries) == 0, "the draft's save emptied the public cache"
 
 
 def test_publishing_drops_cached_pages_at_once(client, widget):

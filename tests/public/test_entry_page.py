@@ -237,3 +237,35 @@ def test_the_500_page_is_in_the_site_design(rf):
     assert response.status_code == 500
     assert "Something went wrong" in page
     assert '<a href="/tags/">Tags</a>' in page
+
+
+def test_a_tag_links_to_its_own_page_when_another_tags_name_differs_only_in_case(
+    client, make_entry
+):
+    # taggit slugifies both to "ai" and suffixes the second: "ai" and "ai_1".
+    first = make_entry("First", slug="first")
+    first.tags.set(["AI"])
+    second = make_entry("Second", slug="second")
+    second.tags.set(["Ai"])
+    publishing.publish(first)
+    publishing.publish(second)
+    slug = second.tags.get().slug
+    assert slug != "ai"
+    page = client.get("/glossary/second/").content.decode()
+    assert f'href="/tags/{slug}/" rel="tag">Ai</a>' in page
+    tag_page = client.get(f"/tags/{slug}/").content.decode()
+    assert "Second" in tag_page and "First" not in tag_page
+
+
+def test_a_body_that_quotes_json_ld_keeps_the_dates_in_the_structured_data_only(client, make_entry):
+    body = 'A page declares itself with `"@type":"WebPage"` in its markup.'
+    entry = make_entry("Markup", slug="markup", body=body)
+    with time_machine.travel(PUBLISHED, tick=False):
+        publishing.publish(entry)
+    html = client.get("/glossary/markup/").content.decode()
+    visible = html.split('<script type="application/ld+json">')[0]
+    assert "datePublished" not in visible
+    assert '<code>"@type":"WebPage"</code> in its markup.' in visible
+    data = jsonld(html)
+    assert data["datePublished"] == PUBLISHED
+    assert data["dateModified"] == PUBLISHED

@@ -10,8 +10,8 @@ import time_machine
 from django.test import Client
 
 from editorial import preview, workflow
-from glossary.models import Entry
 from glossary import document, entry_page, publishing
+from glossary.models import Entry
 from tests.workflow.conftest import NOW, client_for
 
 

@@ -7,9 +7,10 @@ from glossary.publishing import rerender_all
 
 class Command(BaseCommand):
     help = (
-        "Render every live entry page again from its published document. Run it after "
-        "changing the entry page templates or glossary/entry_page.py (every deploy runs it); it also "
-        "drops the public page cache. Published content does not change."
+        "Render every live entry page (and its API answer) again from its published "
+        "document. Every deploy runs it after migrating (docker/release.sh); run it by hand "
+        "after changing the entry page's templates or glossary/entry_page.py. It also drops "
+        "the public page cache. Published content does not change."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
