@@ -10,7 +10,7 @@ PORT ?= 8000
 
 help:
 	@echo "make run     set up .venv, migrate SQLite, load the demo, serve on $(HOST):$(PORT)"
-	@echo "make test    set up and run the whole suite (ruff, migrations check, pytest)"
+	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, migrations check, pytest)"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make worker  run a Celery worker (needs REDIS_URL)"
 	@echo "make beat    run Celery beat (needs REDIS_URL)"
@@ -46,6 +46,8 @@ run: demo
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy config glossary editorial tests bench docker manage.py
+	$(BIN)/lint-imports
 
 format: $(VENV)/.installed
 	$(BIN)/ruff format .

@@ -95,5 +95,5 @@ class ResilientRedisCache(RedisCache):
             "delete_many", None, lambda: super(ResilientRedisCache, self).delete_many(keys, version)
         )
 
-    def clear(self) -> bool:
-        return self._safely("clear", False, lambda: super(ResilientRedisCache, self).clear())
+    def clear(self) -> None:
+        self._safely("clear", None, lambda: super(ResilientRedisCache, self).clear())

@@ -88,8 +88,8 @@ def redis_urls() -> dict[str, str]:
     broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
     if broker.startswith(("redis://", "rediss://", "unix://")):
         urls["broker"] = broker
-    cache = settings.CACHES.get("default", {})
-    if "redis" in cache.get("BACKEND", "").lower():
+    cache: dict[str, Any] = settings.CACHES.get("default", {})
+    if "redis" in str(cache.get("BACKEND", "")).lower():
         location = cache.get("LOCATION")
         if isinstance(location, list | tuple):
             location = location[0]

@@ -22,6 +22,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from celery import current_task as celery_current_task
+from celery.signals import before_task_publish, setup_logging
 from django.core.signals import request_finished
 from django.http import HttpRequest, HttpResponse
 
@@ -49,10 +51,7 @@ def new_request_id() -> str:
 
 def current_task() -> Any:
     """The Celery task running in this thread, if any (None in the web process)."""
-    try:
-        from celery import current_task as task
-    except ImportError:  # pragma: no cover - celery is a hard dependency
-        return None
+    task = celery_current_task
     if task is None or not getattr(task, "request", None) or task.request.id is None:
         return None
     return task
@@ -191,8 +190,6 @@ def _leave_logging_to_django(**_: Any) -> None:
 
 
 def connect_celery_signals() -> None:
-    from celery.signals import before_task_publish, setup_logging
-
     before_task_publish.connect(attach_request_id, weak=False, dispatch_uid="gd-request-id")
     setup_logging.connect(_leave_logging_to_django, weak=False, dispatch_uid="gd-logging")
 

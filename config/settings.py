@@ -9,10 +9,15 @@ checks in config/checks.py refuse an unsafe combination.
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_float, env_int, env_list, env_str
 from config.logging import logging_config
+
+# Lets Django's generic classes be subscripted at run time (ModelAdmin[Entry]), as the
+# type checker (mypy with django-stubs) wants them written.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

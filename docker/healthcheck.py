@@ -50,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         return check_beat(args.beat_schedule, args.max_age)
     if args.url:
         return check_url(args.url, args.timeout)
-    parser.error("give a URL or --beat-schedule")
-    return 2
+    parser.error("give a URL or --beat-schedule")  # exits with status 2
 
 
 if __name__ == "__main__":

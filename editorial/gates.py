@@ -508,7 +508,7 @@ def _interest_checks(
     results = []
     seen: set[int] = set()
     for pair in dict.fromkeys(used):
-        a = appearances.get(pair)  # type: ignore[arg-type]
+        a = appearances.get(pair)
         if a is None or a.affiliation_id in seen:
             continue
         seen.add(a.affiliation_id)  # type: ignore[arg-type]

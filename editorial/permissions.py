@@ -11,7 +11,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from django.apps import apps as live_apps
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
 
 
 class Role(StrEnum):
@@ -156,8 +159,6 @@ def sync_roles(apps: Any = None) -> dict[str, tuple[int, int]]:
     permissions were added and removed.
     """
     if apps is None:
-        from django.apps import apps as live_apps
-
         apps = live_apps
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
@@ -182,7 +183,15 @@ def can(user: Any, action: Action | str) -> bool:
     """Whether `user` may do `action` (to any entry; state rules live in editorial.workflow)."""
     if user is None or not user.is_authenticated or not user.is_active:
         return False
-    return user.has_perms(ACTION_PERMISSIONS[Action(action)])
+    return bool(user.has_perms(ACTION_PERMISSIONS[Action(action)]))
+
+
+def acting_user(request: HttpRequest) -> User:
+    """The signed-in person behind a desk request (the admin lets no one else in)."""
+    user = request.user
+    if not isinstance(user, User) or not user.is_authenticated:
+        raise PermissionDenied("Sign in to the desk first.")
+    return user
 
 
 def require(user: Any, action: Action | str) -> None:

@@ -23,15 +23,12 @@ from editorial import scheduling
 from editorial.linkcheck import service, state
 
 # A database hiccup is worth retrying; anything else is a bug and should surface.
-_RETRY = {
-    "autoretry_for": (DatabaseError,),
-    "retry_backoff": True,
-    "retry_backoff_max": 600,
-    "max_retries": 5,
-}
+RETRY_ON = (DatabaseError,)
 
 
-@shared_task(acks_late=True, **_RETRY)
+@shared_task(
+    acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, retry_backoff_max=600, max_retries=5
+)
 def check_due_sources() -> dict[str, int]:
     """Claim the sources due now and queue them in batches; prune old history."""
     now = timezone.now()
@@ -43,7 +40,9 @@ def check_due_sources() -> dict[str, int]:
     return {"claimed": len(claim.source_ids), "pruned": pruned}
 
 
-@shared_task(acks_late=True, **_RETRY)
+@shared_task(
+    acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, retry_backoff_max=600, max_retries=5
+)
 def check_sources(source_ids: list[int], lease: str) -> dict[str, int]:
     """Check the sources still claimed under `lease` and record the results."""
     claim = service.Claim(lease=datetime.fromisoformat(lease), source_ids=list(source_ids))

@@ -737,4 +737,4 @@ def url_patterns() -> list[Any]:
 
     Without ninja's own root page: the API is described at /api/openapi.json.
     """
-    return [p for p in api.urls[0] if p.name != "api-root"]
+    return [p for p in api.urls[0] if getattr(p, "name", None) != "api-root"]

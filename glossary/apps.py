@@ -8,6 +8,7 @@ class GlossaryConfig(AppConfig):
 
     def ready(self) -> None:
         # The public page cache is dropped on every publish/unpublish (glossary.cache).
+        # Imported here because it imports the models, which Django loads after apps.
         from glossary.cache import connect_signals
 
         connect_signals()

@@ -40,7 +40,11 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
+from django.template.response import TemplateResponse
 from django.utils.http import http_date, parse_http_date_safe
+
+from glossary import models
+from glossary.signals import live_content_changed
 
 GENERATION_KEY = "public:generation"
 PAGE_KEY_PREFIX = "public:page"
@@ -154,8 +158,9 @@ def _uncached(view: View, request: HttpRequest, *args: Any, **kwargs: Any) -> Ht
     response = view(request, *args, **kwargs)
     if response.status_code != 200 or getattr(response, "streaming", False):
         return response
-    if hasattr(response, "render") and callable(response.render):
+    if isinstance(response, TemplateResponse):
         response = response.render()
+    assert isinstance(response, HttpResponse)  # noqa: S101 - not streaming, checked above
     etag = f'"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = cache_control()
@@ -205,8 +210,9 @@ def public_page(view: View) -> View:
         response = view(request, *args, **kwargs)
         if response.status_code != 200 or getattr(response, "streaming", False):
             return response
-        if hasattr(response, "render") and callable(response.render):
+        if isinstance(response, TemplateResponse):
             response = response.render()
+        assert isinstance(response, HttpResponse)  # noqa: S101 - not streaming, checked above
         _add_validators(response, etag, last_modified)
         if not response.cookies:
             stored = (gen, response.content, response["Content-Type"])
@@ -237,9 +243,6 @@ def _changed(**_: Any) -> None:
 
 def connect_signals() -> None:
     """Drop the page cache when published content or the reference data it shows changes."""
-    from glossary import models
-    from glossary.publishing import live_content_changed
-
     live_content_changed.connect(invalidate, dispatch_uid="glossary.cache.invalidate")
     post_save.connect(_entry_saved, sender=models.Entry, dispatch_uid="glossary.cache.entry")
     post_delete.connect(_changed, sender=models.Entry, dispatch_uid="glossary.cache.entry.del")

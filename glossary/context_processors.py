@@ -3,7 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
-from glossary.jsonld import path_for
+from glossary.paths import path_for
 
 _NAV = {
     "home": "glossary:home",

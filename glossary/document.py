@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Prefetch
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -439,10 +439,11 @@ def build(entry: m.Entry) -> EntryDocument:
 
 # --- Writing a document back into the working copy (rollback) -----------------------------
 
-User = AbstractBaseUser | AnonymousUser | None
+# Who made a change: a signed-in person, or nobody (the demo loader, a script).
+Actor = User | AnonymousUser | None
 
 
-def write_back(entry: m.Entry, doc: EntryDocument, *, user: User) -> list[str]:
+def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
     """Rewrite the entry's working-copy rows to say what `doc` says.
 
     Returns warnings for parts that could not be restored because what they
@@ -461,7 +462,7 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: User) -> list[str]:
     entry.aliases = "\n".join(doc.aliases)
     entry.summary = doc.summary
     entry.body = doc.body
-    entry.updated_by = user if user is not None and user.is_authenticated else None  # type: ignore[assignment]
+    entry.updated_by = user if isinstance(user, User) and user.is_authenticated else None
     entry.updated_at = timezone.now()
     entry.save(
         update_fields=["term", "slug", "aliases", "summary", "body", "updated_by", "updated_at"]

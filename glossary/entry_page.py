@@ -31,7 +31,6 @@ from glossary.document import (
     Facts,
     Organisation,
     Person,
-    Show,
 )
 from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
@@ -48,8 +47,9 @@ _MONTHS = (
 class Moment:
     """A second in an episode, ready to be a link that opens the episode there."""
 
-    episode: Episode
-    show: Show
+    number: int
+    listen_url: str
+    deep_link_style: str
     seconds: int
 
     @property
@@ -62,7 +62,7 @@ class Moment:
 
     @property
     def href(self) -> str:
-        return deep_link(self.episode.listen_url, self.show.deep_link_style, self.seconds)
+        return deep_link(self.listen_url, self.deep_link_style, self.seconds)
 
     def link(self, text: str = "", *, hidden_prefix: str = "") -> SafeString:
         """`<a><time>` for the offset; a bare "25:38" carries hidden context for screen readers."""
@@ -80,7 +80,8 @@ class Moment:
 
 def moment(facts: Facts, episode_id: int, seconds: int) -> Moment:
     episode = facts.episodes[episode_id]
-    return Moment(episode, facts.shows[episode.show], seconds)
+    style = facts.shows[episode.show].deep_link_style
+    return Moment(episode.number, episode.listen_url, style, seconds)
 
 
 def sponsorship_sentence(
@@ -150,7 +151,7 @@ class QuoteView:
 
     @property
     def link(self) -> SafeString:
-        return self.moment.link(f"episode {self.moment.episode.number} at ")
+        return self.moment.link(f"episode {self.moment.number} at ")
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,19 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from glossary.models import Entry
+from glossary.models import Entry, EntryVersion
 from glossary.selectors import published_entries
 
 FEED_SIZE = 50
 
 
-class EntryFeed(Feed):
+def _live(entry: Entry) -> EntryVersion:
+    version = entry.live_version
+    assert version is not None  # noqa: S101 - the feed lists published entries only
+    return version
+
+
+class EntryFeed(Feed[Entry, None]):
     feed_type = Atom1Feed
     description_template = None
 
@@ -48,13 +54,13 @@ class EntryFeed(Feed):
         )
 
     def item_title(self, item: Entry) -> str:
-        return item.live_version.term
+        return _live(item).term
 
     def item_description(self, item: Entry) -> str:
-        return item.live_version.summary
+        return _live(item).summary
 
     def item_link(self, item: Entry) -> str:
-        return f"{settings.SITE_URL}{reverse('glossary:entry', args=[item.live_version.slug])}"
+        return f"{settings.SITE_URL}{reverse('glossary:entry', args=[_live(item).slug])}"
 
     def item_guid(self, item: Entry) -> str:
         # Stable across slug changes: the entry's id, not its address.
@@ -69,4 +75,4 @@ class EntryFeed(Feed):
         return item.significant_change_at
 
     def item_categories(self, item: Entry) -> list[str]:
-        return [tag["name"] for tag in item.live_version.data["tags"]]
+        return [tag["name"] for tag in _live(item).data["tags"]]

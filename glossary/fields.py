@@ -1,6 +1,6 @@
 """Model and form fields shared by the glossary models."""
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -10,6 +10,10 @@ from django.db import models
 from glossary.timestamps import TimestampError, format_timestamp, parse_timestamp
 
 MAX_URL_LENGTH = 2000
+
+# The value types django-stubs fills in per field (optional when null=True).
+_ST = TypeVar("_ST")
+_GT = TypeVar("_GT")
 
 
 class TimestampFormField(forms.CharField):
@@ -29,7 +33,7 @@ class TimestampFormField(forms.CharField):
             return format_timestamp(value)
         return value
 
-    def to_python(self, value: Any) -> int | None:
+    def to_python(self, value: Any) -> int | None:  # type: ignore[override]  # seconds, not text
         if value in self.empty_values:
             return None
         try:
@@ -38,10 +42,10 @@ class TimestampFormField(forms.CharField):
             raise ValidationError(str(exc), code="invalid_timestamp") from None
 
 
-class TimestampField(models.PositiveIntegerField):
+class TimestampField(models.PositiveIntegerField[_ST, _GT]):
     """An offset into an episode in whole seconds."""
 
-    def formfield(self, **kwargs: Any) -> forms.Field:
+    def formfield(self, **kwargs: Any) -> forms.Field | None:
         kwargs["form_class"] = TimestampFormField
         return super(models.PositiveIntegerField, self).formfield(**kwargs)
 
@@ -73,14 +77,14 @@ class WebURLValidator(URLValidator):
         super().__call__(value)
 
 
-class WebURLField(models.URLField):
+class WebURLField(models.URLField[_ST, _GT]):
     default_validators = [WebURLValidator()]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", MAX_URL_LENGTH)
         super().__init__(*args, **kwargs)
 
-    def formfield(self, **kwargs: Any) -> forms.Field:
+    def formfield(self, **kwargs: Any) -> forms.Field | None:
         # The form field keeps the value as typed (no scheme guessing) and
         # leaves validation to WebURLValidator's clear messages.
         kwargs.setdefault("form_class", forms.CharField)

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from taggit.managers import TaggableManager
+from taggit.models import Tag
 
 from glossary.fields import TimestampField, WebURLField
 from glossary.timestamps import format_timestamp
@@ -384,8 +385,12 @@ class EntryVersion(models.Model):
     episodes = models.ManyToManyField(Episode, blank=True, related_name="entry_versions")
     people = models.ManyToManyField(Person, blank=True, related_name="entry_versions")
     organisations = models.ManyToManyField(Organisation, blank=True, related_name="entry_versions")
-    sources = models.ManyToManyField("Source", blank=True, related_name="entry_versions")
-    tags = models.ManyToManyField("taggit.Tag", blank=True, related_name="entry_versions")
+    sources: models.ManyToManyField[Source, Any] = models.ManyToManyField(
+        "Source", blank=True, related_name="entry_versions"
+    )
+    tags: models.ManyToManyField[Tag, Any] = models.ManyToManyField(
+        "taggit.Tag", blank=True, related_name="entry_versions"
+    )
     see_also_targets = models.ManyToManyField(
         Entry, blank=True, related_name="linked_from_versions"
     )
@@ -544,7 +549,7 @@ class Disclosure(EntryPart):
     def clean(self) -> None:
         if self.at is not None and not self.episode_id:
             raise ValidationError({"episode": "A timestamp needs the episode it belongs to."})
-        if self.episode_id:
+        if self.episode is not None:
             self.episode.check_offset(self.at, "at")
         if not self.text.strip() and not (self.kind == self.Kind.SPONSORSHIP and self.episode_id):
             raise ValidationError(

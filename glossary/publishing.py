@@ -11,29 +11,26 @@ from __future__ import annotations
 
 import datetime
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
-from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.text import slugify
 
 from glossary import api, document, entry_page, selectors
+from glossary.document import Actor
 from glossary.jsonld import LiveLinks
 from glossary.models import Entry, EntryRedirect, EntryVersion
-
-# Sent after a publish, unpublish or re-render commits; receivers drop caches.
-live_content_changed = Signal()
-
-User = AbstractBaseUser | AnonymousUser | None
+from glossary.signals import live_content_changed
 
 
-def _user(user: User) -> AbstractBaseUser | None:
-    return user if isinstance(user, AbstractBaseUser) and user.is_authenticated else None
+def _user(user: Actor) -> User | None:
+    """Who to credit: the signed-in person, or nobody (the demo loader, a script)."""
+    return user if isinstance(user, User) and user.is_authenticated else None
 
 
 @transaction.atomic
-def save_version(entry: Entry, *, user: User = None, comment: str = "") -> EntryVersion:
+def save_version(entry: Entry, *, user: Actor = None, comment: str = "") -> EntryVersion:
     """Freeze the working copy of `entry` as its next version."""
     doc = document.build(entry)
     # Lock the entry row so two saves cannot take the same version number.
@@ -61,7 +58,7 @@ def save_version(entry: Entry, *, user: User = None, comment: str = "") -> Entry
 
 
 @transaction.atomic
-def record_edit(entry: Entry, *, user: User, comment: str = "") -> EntryVersion:
+def record_edit(entry: Entry, *, user: Actor, comment: str = "") -> EntryVersion:
     """Record a change to the working copy, credited to `user`, as the entry's next version.
 
     The one place an edit is marked: who and when, "has unpublished changes",
@@ -74,7 +71,7 @@ def record_edit(entry: Entry, *, user: User, comment: str = "") -> EntryVersion:
     Entry.objects.filter(pk=entry.pk).update(
         updated_at=now, updated_by=_user(user), has_unpublished_changes=True, status=status
     )
-    entry.updated_at, entry.updated_by = now, _user(user)  # type: ignore[assignment]
+    entry.updated_at, entry.updated_by = now, _user(user)
     entry.has_unpublished_changes, entry.status = True, status
     return save_version(entry, user=user, comment=comment)
 
@@ -88,12 +85,14 @@ def render_live(version: EntryVersion, entry: Entry) -> None:
     """Render what readers get of `version`, the live version of `entry`: page and API answer."""
     doc = document.load(version.data)
     links = live_links(doc)
-    corrections = list(
-        entry.versions.filter(published_at__isnull=False)
+    corrections = [
+        (published_at, note)
+        for published_at, note in entry.versions.filter(published_at__isnull=False)
         .exclude(correction_note="")
         .order_by("-published_at")
         .values_list("published_at", "correction_note")
-    )
+        if published_at is not None
+    ]
     version.rendered_html = entry_page.render_page(
         doc,
         live_links=links,
@@ -115,7 +114,7 @@ def render_live(version: EntryVersion, entry: Entry) -> None:
 def publish(
     entry: Entry,
     *,
-    user: User = None,
+    user: Actor = None,
     version: EntryVersion | None = None,
     material: bool = True,
     correction_note: str = "",
@@ -130,7 +129,7 @@ def publish(
         version = save_version(entry, user=user, comment=comment)
     first = previous is None and entry.first_published_at is None
     version.published_at = now
-    version.published_by = _user(user)  # type: ignore[assignment]
+    version.published_by = _user(user)
     version.is_material = material or first
     version.correction_note = correction_note
 
@@ -190,7 +189,7 @@ def rerender_linking(entry: Entry) -> None:
 
 
 @transaction.atomic
-def unpublish(entry: Entry, *, user: User = None, archive: bool = False) -> None:
+def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> None:
     """Take `entry` off the public site; its versions stay for history and rollback."""
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     entry.live_version = None

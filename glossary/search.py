@@ -13,6 +13,13 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from django.contrib.postgres.search import (
+    SearchQuery,
+    SearchRank,
+    SearchVector,
+    TrigramSimilarity,
+    TrigramWordSimilarity,
+)
 from django.db import connection
 from django.db.models import (
     Case,
@@ -79,13 +86,6 @@ def _hits(qs: QuerySet[EntryVersion], limit: int, fuzzy: bool = False) -> list[H
 
 
 def _search_postgres(q: str, limit: int) -> list[Hit]:
-    from django.contrib.postgres.search import (
-        SearchQuery,
-        SearchRank,
-        SearchVector,
-        TrigramSimilarity,
-        TrigramWordSimilarity,
-    )
 
     vector = (
         SearchVector("term", weight="A", config="english")

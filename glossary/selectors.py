@@ -20,6 +20,7 @@ filled from each version's document when it is saved (glossary.publishing).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from taggit.models import Tag
@@ -73,11 +74,12 @@ def public_organisations() -> QuerySet[Organisation]:
 
 def public_tags() -> QuerySet[Tag]:
     """Tags live versions carry, each with how many live entries carry it."""
-    return Tag.objects.filter(_named_by_a_live_version("tags", "tag")).annotate(
+    tags: QuerySet[Tag] = Tag.objects.filter(_named_by_a_live_version("tags", "tag")).annotate(
         entry_count=Count("entry_versions", filter=Q(entry_versions__live_for__isnull=False))
     )
+    return tags
 
 
-def public_episode_ids() -> QuerySet[Episode]:
+def public_episode_ids() -> QuerySet[Episode, Any]:
     """The public episodes' ids, as a sub-select for filters."""
     return public_episodes().values("pk")

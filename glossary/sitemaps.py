@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
@@ -18,19 +20,13 @@ from glossary.selectors import (
 )
 
 
-class _Base(Sitemap):
-    def get_urls(self, page: int = 1, site: Any = None, protocol: str | None = None) -> Any:
-        # Absolute URLs come from settings.SITE_URL, not the Sites framework.
-        from urllib.parse import urlsplit
+class _Base(Sitemap[Any]):
+    # Absolute URLs come from settings.SITE_URL, not the Sites framework.
+    def get_domain(self, site: Any = None) -> str:
+        return urlsplit(settings.SITE_URL).netloc
 
-        from django.conf import settings
-
-        parts = urlsplit(settings.SITE_URL)
-
-        class _Site:
-            domain = parts.netloc
-
-        return super().get_urls(page=page, site=_Site(), protocol=parts.scheme)
+    def get_protocol(self, protocol: str | None = None) -> str:
+        return urlsplit(settings.SITE_URL).scheme
 
 
 class StaticSitemap(_Base):
@@ -59,7 +55,8 @@ class EntrySitemap(_Base):
         return reverse("glossary:entry", args=[item["live_version__slug"]])
 
     def lastmod(self, item: dict[str, Any]) -> datetime.datetime | None:
-        return item["significant_change_at"]
+        changed: datetime.datetime | None = item["significant_change_at"]
+        return changed
 
 
 class EpisodeSitemap(_Base):

@@ -14,6 +14,8 @@ import functools
 import re
 import string
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -30,8 +32,8 @@ from django.views.decorators.http import require_safe
 from glossary import document, selectors
 from glossary.cache import public_page
 from glossary.context_processors import site as site_context
-from glossary.entry_page import disclosure_text
-from glossary.models import EntryRedirect
+from glossary.entry_page import Moment, disclosure_text
+from glossary.models import EntryRedirect, Episode, Organisation, Sponsorship
 from glossary.paths import absolute, path_for
 from glossary.search import normalise_query, search
 from glossary.timestamps import format_timestamp, iso_duration
@@ -58,6 +60,24 @@ def _page(
     return render(request, template, context, status=status)
 
 
+@dataclass(frozen=True)
+class SponsorRead:
+    """A sponsorship as episode and organisation pages list it, its read a link to that second."""
+
+    organisation: Organisation
+    episode: Episode
+    read: Moment | None
+
+    @classmethod
+    def of(cls, sponsorship: Sponsorship, episode: Episode) -> SponsorRead:
+        read = None
+        if sponsorship.read_at is not None:
+            style = episode.show.deep_link_style
+            url = episode.url or episode.audio_url
+            read = Moment(episode.number, url, style, sponsorship.read_at)
+        return cls(sponsorship.organisation, episode, read)
+
+
 def _letter(term: str) -> str:
     first = term[:1].upper()
     return first if first in string.ascii_uppercase else "#"
@@ -80,14 +100,14 @@ def home(request: HttpRequest) -> HttpResponse:
             "significant_change_at",
         )
     )
-    entries = [
+    entries: list[dict[str, Any]] = [
         {
             "term": t,
             "slug": s,
             "url": path_for("glossary:entry", s),
             "summary": m,
             "updated": u,
-            "letter": _letter(t),
+            "letter": _letter(str(t)),
         }
         for t, s, m, u in rows
     ]
@@ -187,7 +207,9 @@ def _redirect_or_404(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("entry__live_version__term")
     )
     if len({t.entry_id for t in targets}) == 1:
-        return redirect("glossary:entry", targets[0].entry.live_version.slug, permanent=True)
+        live = targets[0].entry.live_version
+        assert live is not None  # noqa: S101 - filtered on a live version above
+        return redirect("glossary:entry", live.slug, permanent=True)
     if targets:
         name = next((t.name for t in targets if t.name), slug)
         return _page(
@@ -219,7 +241,9 @@ def episode_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _moments_from(versions: list[dict[str, Any]], *, episode_id: int) -> list[dict[str, Any]]:
+def _moments_from(
+    versions: Sequence[Mapping[str, Any]], *, episode_id: int
+) -> list[dict[str, Any]]:
     """Every quote, reference and timed disclosure from `episode_id`, in timestamp order."""
     moments: list[dict[str, Any]] = []
     for v in versions:
@@ -284,17 +308,13 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     moments = _moments_from(versions, episode_id=found.pk)
     for m in moments:
         m["href"] = found.link_at(m["at"])
-    for s in sponsors:
-        s.href = found.link_at(s.read_at) if s.read_at is not None else ""
-        s.label = format_timestamp(s.read_at) if s.read_at is not None else ""
-        s.iso = iso_duration(s.read_at) if s.read_at is not None else ""
     title = f"Episode {found.number}: {found.title}"
     return _page(
         request,
         "glossary/episode.html",
         {
             "episode": found,
-            "sponsors": sponsors,
+            "sponsors": [SponsorRead.of(s, found) for s in sponsors],
             "appearances": appearances,
             "entries": versions,
             "moments": moments,
@@ -322,8 +342,8 @@ def person_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _quotes_by(versions: list[dict[str, Any]], person_id: int) -> list[dict[str, Any]]:
-    quotes = []
+def _quotes_by(versions: Sequence[Mapping[str, Any]], person_id: int) -> list[dict[str, Any]]:
+    quotes: list[dict[str, Any]] = []
     for v in versions:
         doc = document.load(v["data"])
         facts = doc.facts
@@ -408,10 +428,6 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
         .select_related("episode__show")
         .order_by("-episode__air_date", "-episode__season", "-episode__number")
     )
-    for s in sponsorships:
-        s.href = s.episode.link_at(s.read_at) if s.read_at is not None else ""
-        s.label = format_timestamp(s.read_at) if s.read_at is not None else ""
-        s.iso = iso_duration(s.read_at) if s.read_at is not None else ""
     appearances = list(
         found.appearances.filter(episode_id__in=episodes)
         .select_related("episode__show", "person")
@@ -435,7 +451,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
         "glossary/organisation.html",
         {
             "organisation": found,
-            "sponsorships": sponsorships,
+            "sponsorships": [SponsorRead.of(s, s.episode) for s in sponsorships],
             "appearances": appearances,
             "disclosures": disclosures,
             "entries": versions,

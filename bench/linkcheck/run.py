@@ -203,7 +203,7 @@ def main() -> None:
     parser.add_argument("--skip-linkchecker", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    from loadgen import measure
+    from loadgen import measure  # type: ignore[import-not-found]  # beside this script
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-linkcheck-"))
     fast, fast_port = start_server(0.0)

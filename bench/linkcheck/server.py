@@ -38,7 +38,8 @@ class Bench(asyncio.Protocol):
     delay = 0.05
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
         self.buffer = b""
         self.loop = asyncio.get_running_loop()
 

@@ -217,7 +217,7 @@ def health_history(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[dic
             "source_id", "checked_at", "outcome", "status_code", "final_url", "fingerprint"
         )
     )
-    counts = [dict.fromkeys(HEALTH_ORDER, 0) for _ in ends]
+    counts: list[dict[str, int]] = [{state.value: 0 for state in HEALTH_ORDER} for _ in ends]
     rng = random.Random(0)  # noqa: S311 - the replay ignores scheduling jitter
     by_source: dict[int, list[tuple[Any, ...]]] = {}
     for row in checks:

@@ -30,7 +30,7 @@ from editorial.admin.forms import (
     PreloadingInlineFormSet,
 )
 from editorial.admin.gates import gate_panel
-from editorial.permissions import Action, can
+from editorial.permissions import Action, acting_user, can
 from glossary import publishing
 from glossary.models import (
     Citation,
@@ -47,7 +47,7 @@ from glossary.models import (
 CONTENT_FIELDS = ["term", "slug", "aliases", "summary", "body", "tags"]
 
 
-class EntryPartInline(admin.StackedInline):
+class EntryPartInline(admin.StackedInline[Any, Entry]):
     formset = PreloadingInlineFormSet
     extra = 0
     show_change_link = False
@@ -88,11 +88,14 @@ class DisclosureInline(EntryPartInline):
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "reference":
-            entry_id = (
-                request.resolver_match.kwargs.get("object_id") if request.resolver_match else None
-            )
-            kwargs["queryset"] = EpisodeReference.objects.filter(entry_id=entry_id).select_related(
-                "episode"
+            # Only this entry's own references (none on the add page).
+            match = request.resolver_match
+            entry_id = match.kwargs.get("object_id") if match else None
+            own = EpisodeReference.objects.select_related("episode")
+            kwargs["queryset"] = (
+                own.filter(entry_id=int(entry_id))
+                if entry_id and str(entry_id).isdigit()
+                else own.none()
             )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
@@ -171,7 +174,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
         return queryset
 
 
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(admin.ModelAdmin[Entry]):
     list_display = ["term", "status", "is_live", "has_unpublished_changes", "last_published_at"]
     list_filter = ["status", "tags", ShowFilter, StaleSourcesFilter]
     search_fields = ["term", "slug", "aliases", "summary"]
@@ -277,7 +280,7 @@ class EntryAdmin(admin.ModelAdmin):
             # else's open form goes stale. Inline changes are recorded in save_related.
             return
         if not change:
-            obj.created_by = request.user  # type: ignore[assignment]
+            obj.created_by = acting_user(request)
         super().save_model(request, obj, form, change)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:

@@ -195,7 +195,7 @@ class EntryWorkflowPages:
         """Every check in plain words, then publish (or override a failing one with a reason)."""
         require(request.user, Action.PUBLISH)
         entry = self._entry(object_id)
-        typed = {
+        typed: dict[str, Any] = {
             "override_reason": request.POST.get("override_reason", ""),
             "correction_note": request.POST.get("correction_note", ""),
             "comment": request.POST.get("comment", ""),

@@ -45,7 +45,7 @@ class KnownAutocompleteSelect(AutocompleteSelect):
         return groups
 
 
-class PreloadingInlineFormSet(forms.BaseInlineFormSet):
+class PreloadingInlineFormSet(forms.BaseInlineFormSet[Any, Any, Any]):
     """Loads the labels of every autocomplete's selected value once for all rows."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -57,7 +57,11 @@ class PreloadingInlineFormSet(forms.BaseInlineFormSet):
         empty = self.empty_form
         for name, field in empty.fields.items():
             widget = getattr(field.widget, "widget", None)  # inside the related-field wrapper
-            if not isinstance(widget, KnownAutocompleteSelect):
+            if (
+                not isinstance(widget, KnownAutocompleteSelect)
+                or not isinstance(field, forms.ModelChoiceField)
+                or field.queryset is None
+            ):
                 continue
             values = {
                 str(v) for form in self.forms for v in [form[name].value()] if v not in ("", None)
@@ -82,12 +86,15 @@ class PreloadingInlineFormSet(forms.BaseInlineFormSet):
             if isinstance(field, forms.ModelChoiceField) and not isinstance(
                 getattr(field.widget, "widget", None), AutocompleteSelect
             ):
-                choices = list(field.choices)
+                # A model choice field's choices iterate its queryset (a ModelChoiceIterator).
+                choices = list(field.choices)  # type: ignore[arg-type]
                 for form in [*self.forms, self.empty_form]:
-                    form.fields[name].choices = choices
+                    shared = form.fields[name]
+                    assert isinstance(shared, forms.ModelChoiceField)  # noqa: S101 - same form
+                    shared.choices = choices
 
 
-class CitationForm(forms.ModelForm):
+class CitationForm(forms.ModelForm[Citation]):
     """Cite a known source, or paste a URL: a URL we already have resolves to its source."""
 
     new_url = forms.CharField(
@@ -109,7 +116,7 @@ class CitationForm(forms.ModelForm):
         self.fields["source"].required = False
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         url = (cleaned.get("new_url") or "").strip()
         if url and not cleaned.get("source"):
             existing = Source.objects.filter(url=normalise_url(url)).first()
@@ -140,7 +147,7 @@ def display_name(user: Any) -> str:
     return str(user.get_full_name() or user.get_username())
 
 
-class ConflictCheckingForm(forms.ModelForm):
+class ConflictCheckingForm(forms.ModelForm[Entry]):
     """Refuses to save over a change made after the form was opened.
 
     The hidden `edit_token` records the entry's `updated_at` (and latest version)
@@ -160,7 +167,7 @@ class ConflictCheckingForm(forms.ModelForm):
         return bool(set(self.changed_data) - {"edit_token"})
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         if not self.instance.pk:
             return cleaned
         # Lock the row: a concurrent save waits here and then sees the new token.
@@ -176,7 +183,7 @@ class ConflictCheckingForm(forms.ModelForm):
             return cleaned
         opened_version = sent.rpartition("|")[2] if "|" in sent else ""
         latest = workflow.latest_version_number(current)
-        data = self.data.copy()
+        data = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict
         data[self.add_prefix("edit_token")] = now_token
         self.data = data
         when = (
@@ -201,7 +208,7 @@ class ConflictCheckingForm(forms.ModelForm):
         )
 
 
-class ScheduledActionForm(forms.ModelForm):
+class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
     """A publish or unpublish at a date and time typed in the newsroom's zone."""
 
     due_date = forms.DateField(label="Date", widget=AdminDateWidget)
@@ -228,7 +235,7 @@ class ScheduledActionForm(forms.ModelForm):
             self.initial.setdefault("due_time", local.time().replace(second=0, microsecond=0))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         day, time = data.get("due_date"), data.get("due_time")
         if day is None or time is None:
             return data

@@ -32,7 +32,7 @@ from django.utils.safestring import SafeString
 from editorial import newsroom
 from editorial.gates import blocking_failures, run_gates, warnings
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
-from editorial.permissions import Action, can
+from editorial.permissions import Action, acting_user, can
 from glossary.entry_page import sponsorship_sentence
 from glossary.models import Disclosure, Entry, Episode, Organisation
 
@@ -115,7 +115,10 @@ def interest_not_needed(request: HttpRequest, entry_id: int, organisation_id: in
         try:
             with transaction.atomic():
                 InterestDisclosureWaiver.objects.create(
-                    entry=entry, organisation=organisation, decided_by=request.user, reason=reason
+                    entry=entry,
+                    organisation=organisation,
+                    decided_by=acting_user(request),
+                    reason=reason,
                 )
         except IntegrityError:
             messages.info(request, f"{organisation.name} was already marked not needed here.")

@@ -8,28 +8,28 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from glossary.models import Appearance, Sponsorship
+from glossary.models import Appearance, Episode, Organisation, Person, Show, Sponsorship
 
 
-class SponsorshipInline(admin.TabularInline):
+class SponsorshipInline(admin.TabularInline[Sponsorship, Episode]):
     model = Sponsorship
     extra = 0
     autocomplete_fields = ["organisation"]
 
 
-class AppearanceInline(admin.TabularInline):
+class AppearanceInline(admin.TabularInline[Appearance, Episode]):
     model = Appearance
     extra = 0
     autocomplete_fields = ["person", "affiliation"]
 
 
-class ShowAdmin(admin.ModelAdmin):
+class ShowAdmin(admin.ModelAdmin[Show]):
     list_display = ["name", "slug", "deep_link_style"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
 
 
-class EpisodeAdmin(admin.ModelAdmin):
+class EpisodeAdmin(admin.ModelAdmin[Episode]):
     list_display = ["number", "title", "show", "season", "air_date"]
     list_filter = ["show", "season"]
     list_select_related = ["show"]
@@ -40,13 +40,13 @@ class EpisodeAdmin(admin.ModelAdmin):
         return super().get_search_results(request, queryset.select_related("show"), search_term)
 
 
-class PersonAdmin(admin.ModelAdmin):
+class PersonAdmin(admin.ModelAdmin[Person]):
     list_display = ["name", "slug"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
 
 
-class OrganisationAdmin(admin.ModelAdmin):
+class OrganisationAdmin(admin.ModelAdmin[Organisation]):
     list_display = ["name", "slug", "url"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}

@@ -16,11 +16,11 @@ from django.http import HttpRequest
 
 from editorial import newsroom, scheduling
 from editorial.admin.forms import ScheduledActionForm
-from editorial.models import ScheduledAction
-from editorial.permissions import Action, can
+from editorial.models import InterestDisclosureWaiver, ScheduledAction
+from editorial.permissions import Action, acting_user, can
 
 
-class ScheduledActionAdmin(admin.ModelAdmin):
+class ScheduledActionAdmin(admin.ModelAdmin[ScheduledAction]):
     form = ScheduledActionForm
     list_display = ["entry", "action", "when", "state", "created_by", "result"]
     list_filter = ["state", "action"]
@@ -69,7 +69,7 @@ class ScheduledActionAdmin(admin.ModelAdmin):
         self, request: HttpRequest, obj: ScheduledAction, form: Any, change: bool
     ) -> None:
         if not change:
-            obj.created_by = request.user
+            obj.created_by = acting_user(request)
         super().save_model(request, obj, form, change)
 
     def response_add(self, request: HttpRequest, obj: ScheduledAction, *args: Any) -> Any:
@@ -92,7 +92,7 @@ class ScheduledActionAdmin(admin.ModelAdmin):
         self.message_user(request, text, messages.SUCCESS if cancelled else messages.WARNING)
 
 
-class InterestDisclosureWaiverAdmin(admin.ModelAdmin):
+class InterestDisclosureWaiverAdmin(admin.ModelAdmin[InterestDisclosureWaiver]):
     list_display = ["entry", "organisation", "decided_by", "decided_at", "reason"]
     list_select_related = ["entry", "organisation", "decided_by"]
     search_fields = ["entry__term", "organisation__name"]

@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString
 from editorial import newsroom
 from editorial.permissions import Action, can
 from editorial.tasks import queue_check_now
-from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, Source, normalise_url
+from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, LinkCheck, Source, normalise_url
 
 HISTORY_ROWS = 20
 
@@ -56,7 +56,7 @@ class ChangedSinceConfirmedFilter(admin.SimpleListFilter):
         return queryset
 
 
-class SourceAdmin(admin.ModelAdmin):
+class SourceAdmin(admin.ModelAdmin[Source]):
     list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
     list_filter = ["health", "kind", "citation_status", ChangedSinceConfirmedFilter]
     search_fields = ["title", "publisher", "url"]
@@ -191,7 +191,7 @@ class SourceAdmin(admin.ModelAdmin):
         return super().add_view(request, form_url, extra_context)
 
 
-class LinkCheckAdmin(admin.ModelAdmin):
+class LinkCheckAdmin(admin.ModelAdmin[LinkCheck]):
     list_display = ["url", "checked_at", "outcome", "status_code", "elapsed_ms"]
     list_filter = ["outcome"]
     search_fields = ["url"]

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from operator import attrgetter
 from typing import Any
 
@@ -289,8 +290,14 @@ def record(
     loaded = Source.objects.in_bulk([s.pk for s, _ in told_rows if not isinstance(s, Source)])
     told = [(s if isinstance(s, Source) else loaded[s.pk], t) for s, t in told_rows]
     for source, transition in told:
-        transaction.on_commit(lambda s=source, t=transition: tell_editors(s, t))
+        transaction.on_commit(partial(tell_editors, source, transition))
     return told
+
+
+def _concrete(model: type[models.Model], name: str) -> Field[Any, Any]:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field)  # noqa: S101 - our own column names, never a relation
+    return field
 
 
 def _prepper(field: Field[Any, Any]) -> Callable[[Any], Any] | None:
@@ -356,12 +363,13 @@ def _save_state(sources: Sequence[Source | SourceRow]) -> None:
     if not sources:
         return
     ops = connection.ops
-    fields = [Source._meta.get_field(name) for name in STATE_FIELDS]
-    assignments = ", ".join(f"{ops.quote_name(f.column)} = %s" for f in fields)
+    fields = [_concrete(Source, name) for name in STATE_FIELDS]
+    assignments = ", ".join(f"{ops.quote_name(str(f.column))} = %s" for f in fields)
     table = ops.quote_name(Source._meta.db_table)
     sql = f"UPDATE {table} SET {assignments} WHERE id = %s"  # noqa: S608 - our own columns
     values = attrgetter(*(f.attname for f in fields), "pk")
-    _executemany(sql, _prepared_rows([*fields, Source._meta.pk], map(values, sources)))
+    key = _concrete(Source, "id")
+    _executemany(sql, _prepared_rows([*fields, key], map(values, sources)))
 
 
 _CHECK_FIELDS = (
@@ -386,8 +394,8 @@ def _insert_checks(rows: Sequence[Sequence[Any]]) -> None:
     if not rows:
         return
     ops = connection.ops
-    fields = [LinkCheck._meta.get_field(name) for name in _CHECK_FIELDS]
-    columns = ", ".join(ops.quote_name(f.column) for f in fields)
+    fields = [_concrete(LinkCheck, name) for name in _CHECK_FIELDS]
+    columns = ", ".join(ops.quote_name(str(f.column)) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
     table = ops.quote_name(LinkCheck._meta.db_table)
     sql = f"INSERT INTO {table} ({columns}) VALUES ({marks})"  # noqa: S608 - our own columns

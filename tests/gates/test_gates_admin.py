@@ -67,17 +67,17 @@ def test_generating_the_sponsorship_disclosure_uses_the_seed_sentence(
     entry, episode, _ = quoted
     [failure] = [r for r in run_gates(entry) if r.code == gates.SPONSORSHIP_DISCLOSED]
     client.force_login(writer)
-    page = client.get(failure.fix_url)
+    page = client.get(str(failure.fix_url))
     assert "Episode 28 is a Season 2 episode sponsored by Galileo (intro at 0:05)." in (
         page.content.decode()
     )
     assert not Disclosure.objects.exists()  # GET only asks
-    response = client.post(failure.fix_url)
+    response = client.post(str(failure.fix_url))
     assert response.status_code == 302
     disclosure = Disclosure.objects.get()
     assert (disclosure.kind, disclosure.episode, disclosure.text) == ("sponsorship", episode, "")
     assert not [r for r in run_gates(entry) if r.code == gates.SPONSORSHIP_DISCLOSED and r.blocks]
-    client.post(failure.fix_url)  # a double click adds nothing
+    client.post(str(failure.fix_url))  # a double click adds nothing
     assert Disclosure.objects.count() == 1
 
 

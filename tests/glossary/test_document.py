@@ -50,8 +50,10 @@ def old_version(demo) -> tuple[EntryVersion, str]:
     entry = Entry.objects.get(slug="interconnect")
     old = _with_todays_ids(saved["data"])
     old["id"] = entry.pk
-    EntryVersion.objects.filter(pk=entry.live_version_id).update(data=old)
-    return EntryVersion.objects.get(pk=entry.live_version_id), saved["article_html"]
+    live = entry.live_version
+    assert live is not None
+    EntryVersion.objects.filter(pk=live.pk).update(data=old)
+    return EntryVersion.objects.get(pk=live.pk), saved["article_html"]
 
 
 def test_a_version_written_by_the_schema_1_code_is_upgraded_to_what_todays_code_builds(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from glossary import publishing
+from glossary import publishing, signals
 from glossary.models import Entry, EntryRedirect, EntryVersion, SeeAlso
 
 
@@ -153,10 +153,10 @@ def test_publish_is_signalled_after_commit(live, django_capture_on_commit_callba
     def receiver(sender, entry_id, **kwargs):
         seen.append(entry_id)
 
-    publishing.live_content_changed.connect(receiver)
+    signals.live_content_changed.connect(receiver)
     try:
         with django_capture_on_commit_callbacks(execute=True):
             publishing.publish(live)
     finally:
-        publishing.live_content_changed.disconnect(receiver)
+        signals.live_content_changed.disconnect(receiver)
     assert seen == [live.pk]

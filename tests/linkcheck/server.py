@@ -166,7 +166,7 @@ class LocalSite:
     # --- plumbing -----------------------------------------------------------
 
     @web.middleware
-    async def record(self, request: web.Request, handler):  # type: ignore[no-untyped-def]
+    async def record(self, request: web.Request, handler):
         self.requests.append((request.method, request.path_qs))
         self.request_times.append(asyncio.get_running_loop().time())
         self.user_agents.append(request.headers.get("User-Agent", ""))
@@ -205,7 +205,7 @@ class LocalSite:
             await self._runner.setup()
             site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self.ssl_context)
             await site.start()
-            sockets = site._server.sockets  # type: ignore[union-attr]
+            sockets = site._server.sockets
             self.port = sockets[0].getsockname()[1]
             ready.set()
 

@@ -106,6 +106,7 @@ def test_a_healthy_source_is_rechecked_in_14_to_28_days() -> None:
         source = _source()
         with time_machine.travel(MONDAY, tick=False):
             apply_result(source, _result(Outcome.OK), timezone.now(), rng=random.Random(seed))
+        assert source.next_check_at is not None
         assert timedelta(days=14) <= source.next_check_at - MONDAY <= timedelta(days=28)
 
 
@@ -116,12 +117,14 @@ def test_a_failing_source_is_rechecked_in_3_to_4_days() -> None:
             apply_result(
                 source, _result(Outcome.TRANSIENT), timezone.now(), rng=random.Random(seed)
             )
+        assert source.next_check_at is not None
         assert timedelta(days=3) <= source.next_check_at - MONDAY <= timedelta(days=4)
 
 
 def test_a_source_cited_only_by_archived_entries_is_rechecked_less_often(settings) -> None:
     source = _source()
     apply_result(source, _result(Outcome.OK), MONDAY, archived_only=True, rng=random.Random(1))
+    assert source.next_check_at is not None
     assert source.next_check_at - MONDAY >= timedelta(days=14 * settings.LINKCHECK_ARCHIVED_FACTOR)
 
 
@@ -130,6 +133,7 @@ def test_a_rate_limited_source_is_not_asked_again_before_retry_after() -> None:
     apply_result(
         source, _result(Outcome.RATE_LIMITED, retry_after=10 * 86400), MONDAY, rng=random.Random(1)
     )
+    assert source.next_check_at is not None
     assert source.next_check_at - MONDAY >= timedelta(days=10)
 
 

@@ -97,7 +97,7 @@ def test_health_probes_log_at_debug_so_they_do_not_drown_the_log(client, db, cap
 
 
 def test_a_task_logs_with_its_task_id_and_name(captured):
-    result = log_something.apply(args=["hello"])
+    result = log_something.apply(args=("hello",))
     said = [line for line in lines(captured) if line["message"] == "task says hello"]
     assert len(said) == 1
     assert said[0]["task_id"] == result.id
@@ -113,7 +113,7 @@ def test_a_task_queued_during_a_request_logs_that_requests_id(captured):
     finally:
         request_id_var.reset(token)
     assert headers == {"request_id": "web-request-1234"}
-    log_something.apply(args=["queued"], headers=headers)
+    log_something.apply(args=("queued",), headers=headers)
     said = [line for line in lines(captured) if line["message"] == "task says queued"]
     assert said[0]["request_id"] == "web-request-1234"
 

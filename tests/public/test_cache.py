@@ -8,7 +8,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from glossary import publishing
+from glossary import publishing, signals
 from glossary.cache import GENERATION_KEY
 from glossary.models import Entry, EntryVersion, Episode
 from tests.workflow.formdata import form_data
@@ -73,7 +73,8 @@ def test_a_cached_page_is_served_without_queries(client, widget):
 def _change_behind_the_caches_back(entry: Entry, html: str) -> None:
     # An UPDATE sends no signal: only a page rendered afresh can show it.
     entry.refresh_from_db()
-    changed = EntryVersion.objects.filter(pk=entry.live_version_id).update(rendered_html=html)
+    assert entry.live_version is not None
+    changed = EntryVersion.objects.filter(pk=entry.live_version.pk).update(rendered_html=html)
     assert changed == 1
 
 
@@ -127,7 +128,7 @@ def test_the_live_content_changed_signal_drops_the_cache(client, widget):
 
     etag = client.get("/glossary/widget/")["ETag"]
     before = cache.get(GENERATION_KEY)
-    publishing.live_content_changed.send(sender=Entry, entry_id=widget.pk)
+    signals.live_content_changed.send(sender=Entry, entry_id=widget.pk)
     assert cache.get(GENERATION_KEY) != before
     assert client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=etag).status_code == 200
 

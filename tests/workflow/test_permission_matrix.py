@@ -159,7 +159,7 @@ def test_the_admin_urls_enforce_each_role(
 ):
     user = personas[role]
     client = client_for(user)
-    client.user = user
+    client.user = user  # type: ignore[attr-defined]  # the cases read who is asking
     done = CASES[action](
         ready_entry,
         client,

@@ -194,6 +194,7 @@ def test_rollback_restores_everything_the_snapshot_holds(demo, second_editor):
     entry.see_also.all().delete()
     entry.tags.clear()
     save_version(entry)
+    assert live is not None
     workflow.rollback_to(entry, live, user=second_editor)
     assert build(entry) == original
 
