@@ -1,4 +1,4 @@
-"""Shared fixtures: the demo, entry factories and named users per role."""
+"""Shared fixtures: the demo, entry factories, and one named user per role (the personas)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,71 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from glossary.models import Entry, Episode, Person, Show, Source
+from editorial import workflow
+from editorial.permissions import Role, sync_roles
+from glossary.models import Citation, Entry, Episode, Person, Show, Source
+from glossary.publishing import save_version
+from tests.personas import member
 
 # A fixed "today" for anything that depends on dates.
 TODAY = datetime.date(2026, 11, 30)
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings: Any) -> None:
+    # Real hashing costs about a second per user here; no test is about its strength.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def roles(db: Any) -> None:
+    # The data migration creates the groups, but transactional tests flush them.
+    sync_roles()
+
+
+@pytest.fixture
+def writer(roles: None) -> User:
+    return member("wanda_writer", Role.WRITER)
+
+
+@pytest.fixture
+def fact_checker(roles: None) -> User:
+    return member("fiona_checker", Role.FACT_CHECKER)
+
+
+@pytest.fixture
+def editor(roles: None) -> User:
+    return member("ed_editor", Role.EDITOR)
+
+
+@pytest.fixture
+def second_editor(roles: None) -> User:
+    return member("eve_editor", Role.EDITOR)
+
+
+@pytest.fixture
+def admin_user(roles: None) -> User:
+    return member("ada_admin", Role.ADMIN)
+
+
+@pytest.fixture
+def outsider(roles: None) -> User:
+    """Signed in, but in no role and not staff."""
+    return member("otto_outsider", None)
+
+
+@pytest.fixture
+def personas(
+    writer: User, fact_checker: User, editor: User, admin_user: User, outsider: User
+) -> dict[str, User | None]:
+    return {
+        "writer": writer,
+        "fact_checker": fact_checker,
+        "editor": editor,
+        "admin": admin_user,
+        "outsider": outsider,
+        "anonymous": None,
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -72,6 +133,64 @@ def make_entry(db: Any) -> Callable[..., Entry]:
         fields.setdefault("summary", f"Summary of {term}.")
         fields.setdefault("body", f"{term} is explained here.")
         return Entry.objects.create(term=term, **fields)
+
+    return make
+
+
+@pytest.fixture
+def make_ready_entry(
+    make_entry: Callable[..., Entry], make_source: Callable[..., Source], writer: User
+) -> Callable[..., Entry]:
+    """An entry the writer wrote that passes every blocking publish check.
+
+    It cites a healthy source confirmed yesterday (inside the freshness window in
+    any time zone) or on `checked_on`, and is saved as a version credited to the
+    writer; with `in_review` the writer has also submitted it.
+    """
+
+    def make(
+        term: str = "Interconnect",
+        *,
+        checked_on: datetime.date | None = None,
+        in_review: bool = False,
+        **fields: Any,
+    ) -> Entry:
+        fields.setdefault("summary", "The links that join AI chips.")
+        entry = make_entry(term, created_by=writer, **fields)
+        Citation.objects.create(
+            entry=entry,
+            source=make_source(health=Source.Health.OK),
+            note="Defines it.",
+            checked_on=checked_on or datetime.date.today() - datetime.timedelta(days=1),
+        )
+        save_version(entry, user=writer, comment="First draft.")
+        if in_review:
+            workflow.submit_for_review(entry, user=writer)
+        return entry
+
+    return make
+
+
+@pytest.fixture
+def ready_entry(make_ready_entry: Callable[..., Entry]) -> Entry:
+    """A draft by the writer that passes every blocking publish check."""
+    return make_ready_entry()
+
+
+@pytest.fixture
+def unsourced_entry(make_entry: Callable[..., Entry], writer: User) -> Entry:
+    """A draft by the writer that fails the blocking "at least one source" check."""
+    entry = make_entry("Unsourced", summary="No sources yet.", created_by=writer)
+    save_version(entry, user=writer, comment="First draft.")
+    return entry
+
+
+@pytest.fixture
+def entry_in_review(make_ready_entry: Callable[..., Entry]) -> Callable[..., Entry]:
+    """Make entries the writer wrote and submitted, passing every blocking check."""
+
+    def make(term: str = "Interconnect", checked_on: datetime.date = TODAY) -> Entry:
+        return make_ready_entry(term, checked_on=checked_on, in_review=True)
 
     return make
 

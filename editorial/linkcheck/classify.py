@@ -49,8 +49,6 @@ TRANSIENT_4XX = frozenset({408, 425})
 
 # An outcome that counts towards a source being declared broken.
 FAILURES = frozenset({Outcome.BROKEN, Outcome.TRANSIENT})
-# Reached the page (possibly after a permanent redirect): resets a failure streak.
-SUCCESSES = frozenset({Outcome.OK, Outcome.MOVED})
 
 _NOT_FOUND_PATH = re.compile(
     r"(^|/)(404|not[-_]?found|page[-_]?not[-_]?found|error404)(\.\w+)?/?$", re.I

@@ -418,22 +418,6 @@ def _check_values(result: CheckResult, source_id: int | None, now: datetime) -> 
     ]
 
 
-def link_check_row(result: CheckResult, source: Source | None, now: datetime) -> LinkCheck:
-    """The LinkCheck a result is recorded as (an unsaved instance)."""
-    return LinkCheck(
-        source=source,
-        url=result.url[:2000],
-        checked_at=now,
-        outcome=str(result.outcome),
-        status_code=result.status_code,
-        final_url=result.final_url[:2000],
-        redirects=result.redirects,
-        elapsed_ms=result.elapsed_ms,
-        error=result.error,
-        fingerprint=result.fingerprint,
-    )
-
-
 def record_urls(results: Sequence[CheckResult], now: datetime | None = None) -> None:
     """Record ad hoc URL checks (no source state changes), linking known sources."""
     now = now or timezone.now()

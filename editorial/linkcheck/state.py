@@ -17,17 +17,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.dispatch import Signal
 
 from editorial.linkcheck.classify import FAILURES, Outcome
 from editorial.linkcheck.fetch import CheckResult
 from glossary.models import LinkCheck, Source, fingerprint_changed
 
 Health = Source.Health
-
-# Sent after a source's health or its "changed since confirmed" flag changes;
-# kwargs: source (the saved Source), transition (a Transition).
-source_health_changed = Signal()
 
 editors_log = logging.getLogger("editorial.linkcheck.editors")
 
@@ -191,11 +186,10 @@ def apply_result(
 
 
 def tell_editors(source: Source, transition: Transition) -> None:
-    """Log and signal a change editors should act on; silent when nothing changed."""
+    """Log a change editors should act on; silent when nothing changed."""
     if not transition.worth_telling:
         return
     editors_log.warning("%s", transition.describe(source))
-    source_health_changed.send(sender=Source, source=source, transition=transition)
 
 
 def prune_history(now: datetime) -> int:

@@ -51,10 +51,10 @@ def test_the_admin_index_links_to_the_dashboard(client: Client, editor: User) ->
 
 
 def test_it_lists_entries_awaiting_review_and_changes_requested_with_the_comment(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
-    waiting = ready_entry("Waiting")
-    sent_back = ready_entry("Sent back")
+    waiting = entry_in_review("Waiting")
+    sent_back = entry_in_review("Sent back")
     workflow.request_changes(sent_back, user=editor, comment="Cite the NVLink spec, please.")
     body = page(client, editor)
     review = body[body.index('id="awaiting-review"') : body.index('id="changes-requested"')]
@@ -66,15 +66,15 @@ def test_it_lists_entries_awaiting_review_and_changes_requested_with_the_comment
 
 
 def test_it_lists_scheduled_publications_and_failed_ones_with_the_reason(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
     later = scheduling.schedule(
-        ready_entry("Later"),
+        entry_in_review("Later"),
         action="publish",
         due_at=NOW + datetime.timedelta(days=1),
         user=editor,
     )
-    stale = ready_entry("Stale", checked_on=datetime.date(2026, 1, 1))
+    stale = entry_in_review("Stale", checked_on=datetime.date(2026, 1, 1))
     due = scheduling.schedule(
         stale, action="publish", due_at=NOW + datetime.timedelta(minutes=1), user=editor
     )
@@ -90,10 +90,10 @@ def test_it_lists_scheduled_publications_and_failed_ones_with_the_reason(
 
 
 def test_it_lists_citations_past_the_freshness_window(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
-    entry = ready_entry("Old", checked_on=datetime.date(2026, 5, 1))
-    ready_entry("Fresh")
+    entry = entry_in_review("Old", checked_on=datetime.date(2026, 5, 1))
+    entry_in_review("Fresh")
     body = page(client, editor)
     section = body[body.index('id="stale-citations"') : body.index('id="sources"')]
     assert f"/admin/glossary/entry/{entry.pk}/change/#citations-group" in section
@@ -124,12 +124,12 @@ def test_it_lists_sources_broken_moved_or_changed_since_confirmed(
 
 
 def test_it_lists_published_entries_that_now_fail_their_checks(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
-    entry = ready_entry("Rotting")
+    entry = entry_in_review("Rotting")
     workflow.publish_entry(entry, user=editor)
     Source.objects.filter(citations__entry=entry).update(health=Source.Health.BROKEN)
-    healthy = ready_entry("Healthy")
+    healthy = entry_in_review("Healthy")
     workflow.publish_entry(healthy, user=editor)
     body = page(client, editor)
     section = body[body.index('id="published-failing"') : body.index('id="stale-citations"')]
@@ -139,13 +139,13 @@ def test_it_lists_published_entries_that_now_fail_their_checks(
 
 
 def test_the_aging_report_says_when_and_by_whom_an_entry_was_last_published(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
-    old = ready_entry("Old news")
+    old = entry_in_review("Old news")
     with time_machine.travel(NOW - datetime.timedelta(days=400), tick=False):
         Citation.objects.filter(entry=old).update(checked_on=datetime.date(2025, 10, 26))
         workflow.publish_entry(old, user=editor)
-    recent = ready_entry("Recent")
+    recent = entry_in_review("Recent")
     workflow.publish_entry(recent, user=editor)
     body = page(client, editor)
     section = body[body.index('id="aging"') : body.index('id="source-health"')]
@@ -208,12 +208,12 @@ def test_the_chart_is_an_accessible_svg_with_a_table(
     assert body.count('<tr><th scope="row">') == 12
 
 
-def _populate(n: int, editor: User, ready_entry: Callable[..., Entry]) -> None:
+def _populate(n: int, editor: User, entry_in_review: Callable[..., Entry]) -> None:
     for i in range(n):
-        review = ready_entry(f"Review {n}-{i}", checked_on=datetime.date(2026, 1, 1))
-        sent = ready_entry(f"Sent {n}-{i}")
+        review = entry_in_review(f"Review {n}-{i}", checked_on=datetime.date(2026, 1, 1))
+        sent = entry_in_review(f"Sent {n}-{i}")
         workflow.request_changes(sent, user=editor, comment="No.")
-        live = ready_entry(f"Live {n}-{i}")
+        live = entry_in_review(f"Live {n}-{i}")
         workflow.publish_entry(live, user=editor)
         Source.objects.filter(citations__entry=live).update(health=Source.Health.BROKEN)
         scheduling.schedule(
@@ -224,13 +224,13 @@ def _populate(n: int, editor: User, ready_entry: Callable[..., Entry]) -> None:
 
 
 def test_the_query_count_does_not_grow_with_the_rows(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
     client.force_login(editor)
-    _populate(1, editor, ready_entry)
+    _populate(1, editor, entry_in_review)
     with CaptureQueriesContext(connection) as few:
         assert client.get(URL).status_code == 200
-    _populate(12, editor, ready_entry)
+    _populate(12, editor, entry_in_review)
     with CaptureQueriesContext(connection) as many:
         body = client.get(URL).content.decode()
     assert "Review 12-11" in body and "Live 12-11" in body and "Sent 12-11" in body

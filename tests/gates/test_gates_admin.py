@@ -36,9 +36,9 @@ def frozen() -> Any:
 
 
 @pytest.fixture
-def quoted(ready_entry: Callable[..., Entry]) -> tuple[Entry, Episode, Organisation]:
+def quoted(entry_in_review: Callable[..., Entry]) -> tuple[Entry, Episode, Organisation]:
     """An entry quoting a Cisco guest from an episode Galileo sponsored."""
-    entry = ready_entry()
+    entry = entry_in_review()
     show = Show.objects.create(name="Show", slug="show")
     episode = Episode.objects.create(show=show, season=2, number=28, title="T", duration=3000)
     galileo = Organisation.objects.create(name="Galileo", slug="galileo")
@@ -82,10 +82,10 @@ def test_generating_the_sponsorship_disclosure_uses_the_seed_sentence(
 
 
 def test_a_fact_checker_cannot_generate_a_disclosure(
-    client: Client, people: dict[str, User], quoted: tuple[Entry, Episode, Organisation]
+    client: Client, fact_checker: User, quoted: tuple[Entry, Episode, Organisation]
 ) -> None:
     entry, episode, _ = quoted
-    client.force_login(people["fact-checker"])
+    client.force_login(fact_checker)
     response = client.post(f"/admin/gates/{entry.pk}/sponsorship/{episode.pk}/")
     assert response.status_code == 403
     assert not Disclosure.objects.exists()

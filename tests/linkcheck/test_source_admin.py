@@ -7,15 +7,15 @@ from collections.abc import Iterator
 
 import pytest
 import time_machine
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from config.celery import app
 from editorial import newsroom
-from editorial.permissions import Role, sync_roles
 from glossary.models import Citation, LinkCheck, Source
 from tests.linkcheck.server import LocalSite
+from tests.personas import client_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
 
@@ -28,27 +28,18 @@ def eager() -> Iterator[None]:
     app.conf.task_always_eager = before
 
 
-def _staff(role: Role) -> Client:
-    sync_roles()
-    user = User.objects.create_user(role.value, password="pw-123456-x", is_staff=True)
-    user.groups.add(Group.objects.get(name=role.value))
-    client = Client()
-    client.force_login(user)
-    return client
+@pytest.fixture
+def fact_checker_client(fact_checker: User) -> Client:
+    return client_for(fact_checker)
 
 
 @pytest.fixture
-def fact_checker() -> Client:
-    return _staff(Role.FACT_CHECKER)
-
-
-@pytest.fixture
-def writer() -> Client:
-    return _staff(Role.WRITER)
+def writer_client(writer: User) -> Client:
+    return client_for(writer)
 
 
 def test_the_source_page_shows_state_history_and_citing_entries(
-    fact_checker: Client, make_source, make_entry
+    fact_checker_client: Client, make_source, make_entry
 ) -> None:
     source = make_source(health=Source.Health.FAILING, failure_streak=1)
     entry = make_entry("Interconnect")
@@ -56,7 +47,7 @@ def test_the_source_page_shows_state_history_and_citing_entries(
     LinkCheck.objects.create(
         source=source, url=source.url, outcome="broken", status_code=404, error="gone"
     )
-    response = fact_checker.get(reverse("admin:glossary_source_change", args=[source.pk]))
+    response = fact_checker_client.get(reverse("admin:glossary_source_change", args=[source.pk]))
     assert response.status_code == 200
     html = response.content.decode()
     assert "Failing" in html
@@ -66,24 +57,24 @@ def test_the_source_page_shows_state_history_and_citing_entries(
 
 
 def test_sources_can_be_filtered_by_health_and_by_changed_text(
-    fact_checker: Client, make_source
+    fact_checker_client: Client, make_source
 ) -> None:
     make_source(title="Healthy one", health=Source.Health.OK)
     make_source(title="Broken one", health=Source.Health.BROKEN)
     make_source(title="Changed one", last_fingerprint="b" * 64, confirmed_fingerprint="a" * 64)
     url = reverse("admin:glossary_source_changelist")
-    broken = fact_checker.get(url, {"health__exact": "broken"}).content.decode()
+    broken = fact_checker_client.get(url, {"health__exact": "broken"}).content.decode()
     assert "Broken one" in broken and "Healthy one" not in broken
-    changed = fact_checker.get(url, {"changed": "yes"}).content.decode()
+    changed = fact_checker_client.get(url, {"changed": "yes"}).content.decode()
     assert "Changed one" in changed and "Broken one" not in changed
 
 
 def test_check_now_queues_a_check_and_records_it(
-    fact_checker: Client, server: LocalSite, make_source, django_capture_on_commit_callbacks
+    fact_checker_client: Client, server: LocalSite, make_source, django_capture_on_commit_callbacks
 ) -> None:
     source = make_source(url=server.url("/status/404"))
     with django_capture_on_commit_callbacks(execute=True):
-        response = fact_checker.post(
+        response = fact_checker_client.post(
             reverse("admin:glossary_source_changelist"),
             {"action": "check_now", "_selected_action": [source.pk]},
             follow=True,
@@ -95,11 +86,11 @@ def test_check_now_queues_a_check_and_records_it(
 
 
 def test_mark_confirmed_today_records_the_fingerprint_and_the_citations_date(
-    fact_checker: Client, make_source, make_entry
+    fact_checker_client: Client, make_source, make_entry
 ) -> None:
     source = make_source(last_fingerprint="b" * 64, confirmed_fingerprint="a" * 64)
     citation = Citation.objects.create(entry=make_entry(), source=source)
-    response = fact_checker.post(
+    response = fact_checker_client.post(
         reverse("admin:glossary_source_changelist"),
         {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
         follow=True,
@@ -110,7 +101,7 @@ def test_mark_confirmed_today_records_the_fingerprint_and_the_citations_date(
     assert source.confirmed_fingerprint == "b" * 64
     assert not source.changed_since_confirmed
     assert citation.checked_on == newsroom.today()
-    assert citation.checked_by.username == "fact-checker"
+    assert citation.checked_by.username == "fiona_checker"
 
 
 # 21:30 on November 30 in New York is already December 1 in UTC.
@@ -118,13 +109,13 @@ EVENING_IN_NEW_YORK = datetime.datetime(2026, 12, 1, 2, 30, tzinfo=datetime.UTC)
 
 
 def test_mark_confirmed_today_writes_the_newsrooms_date_not_utcs(
-    fact_checker: Client, make_source, make_entry, settings
+    fact_checker_client: Client, make_source, make_entry, settings
 ) -> None:
     settings.NEWSROOM_TIME_ZONE = "America/New_York"
     source = make_source(last_fingerprint="b" * 64)
     citation = Citation.objects.create(entry=make_entry(), source=source)
     with time_machine.travel(EVENING_IN_NEW_YORK, tick=False):
-        response = fact_checker.post(
+        response = fact_checker_client.post(
             reverse("admin:glossary_source_changelist"),
             {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
             follow=True,
@@ -134,12 +125,12 @@ def test_mark_confirmed_today_writes_the_newsrooms_date_not_utcs(
     assert "checked November 30, 2026" in response.content.decode()
 
 
-def test_only_fact_checkers_can_mark_a_source_confirmed(writer: Client, make_source) -> None:
+def test_only_fact_checkers_can_mark_a_source_confirmed(writer_client: Client, make_source) -> None:
     source = make_source(last_fingerprint="b" * 64)
-    response = writer.get(reverse("admin:glossary_source_changelist"))
+    response = writer_client.get(reverse("admin:glossary_source_changelist"))
     if response.status_code == 200:
         assert "mark_confirmed_today" not in response.content.decode()
-    writer.post(
+    writer_client.post(
         reverse("admin:glossary_source_changelist"),
         {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
     )

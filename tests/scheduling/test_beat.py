@@ -43,9 +43,9 @@ def celery(tmp_path: Path, transactional_db: None) -> Iterator[Processes]:
 
 
 def test_beat_publishes_a_scheduled_entry_once_when_it_is_due(
-    celery: Processes, ready_entry: Callable[..., Entry], editor: User
+    celery: Processes, entry_in_review: Callable[..., Entry], editor: User
 ) -> None:
-    entry = ready_entry()
+    entry = entry_in_review()
     # No source is due for a link check, so no process here fetches anything.
     Source.objects.update(next_check_at=timezone.now() + datetime.timedelta(days=365))
     due = timezone.now() + datetime.timedelta(seconds=3)

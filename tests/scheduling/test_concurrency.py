@@ -62,10 +62,10 @@ def _in_thread(name: str, results: dict[str, Any], target: Callable[[], Any]) ->
 
 
 def test_a_second_runner_waits_on_the_row_and_then_skips_it(
-    ready_entry: Callable[..., Entry], editor: User
+    entry_in_review: Callable[..., Entry], editor: User
 ) -> None:
     row = scheduling.schedule(
-        ready_entry(), action="publish", due_at=DUE_UTC, user=editor, now=BEFORE
+        entry_in_review(), action="publish", due_at=DUE_UTC, user=editor, now=BEFORE
     )
     inside, release = threading.Event(), threading.Event()
 
@@ -100,11 +100,11 @@ def test_a_second_runner_waits_on_the_row_and_then_skips_it(
 
 
 def test_two_schedulers_started_together_publish_each_entry_once(
-    ready_entry: Callable[..., Entry], editor: User
+    entry_in_review: Callable[..., Entry], editor: User
 ) -> None:
     rows = [
         scheduling.schedule(
-            ready_entry(f"Term {i}"), action="publish", due_at=DUE_UTC, user=editor, now=BEFORE
+            entry_in_review(f"Term {i}"), action="publish", due_at=DUE_UTC, user=editor, now=BEFORE
         )
         for i in range(6)
     ]

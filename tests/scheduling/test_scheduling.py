@@ -19,8 +19,8 @@ from .conftest import BEFORE, DUE_UTC
 
 
 @pytest.fixture
-def scheduled(ready_entry: Callable[..., Entry], editor: User) -> ScheduledAction:
-    entry = ready_entry()
+def scheduled(entry_in_review: Callable[..., Entry], editor: User) -> ScheduledAction:
+    entry = entry_in_review()
     return scheduling.schedule(entry, action="publish", due_at=DUE_UTC, user=editor, now=BEFORE)
 
 
@@ -100,11 +100,11 @@ def test_a_cancelled_action_never_runs(scheduled: ScheduledAction, editor: User)
 
 
 def test_it_unpublishes_at_the_scheduled_time(
-    ready_entry: Callable[..., Entry], editor: User
+    entry_in_review: Callable[..., Entry], editor: User
 ) -> None:
     from editorial import workflow
 
-    entry = ready_entry()
+    entry = entry_in_review()
     workflow.publish_entry(entry, user=editor, now=BEFORE)
     row = scheduling.schedule(entry, action="unpublish", due_at=DUE_UTC, user=editor, now=BEFORE)
     assert scheduling.run_due(now=DUE_UTC).done == [row.pk]
@@ -115,10 +115,10 @@ def test_it_unpublishes_at_the_scheduled_time(
 
 
 def test_only_people_who_may_schedule_can_schedule_or_cancel(
-    ready_entry: Callable[..., Entry], writer: User, editor: User, people: dict[str, User]
+    entry_in_review: Callable[..., Entry], writer: User, editor: User, fact_checker: User
 ) -> None:
-    entry = ready_entry()
-    for user in (writer, people["fact-checker"]):
+    entry = entry_in_review()
+    for user in (writer, fact_checker):
         with pytest.raises(PermissionDenied):
             scheduling.schedule(entry, action="publish", due_at=DUE_UTC, user=user, now=BEFORE)
     row = scheduling.schedule(entry, action="publish", due_at=DUE_UTC, user=editor, now=BEFORE)

@@ -47,10 +47,10 @@ def test_the_zone_abbreviation_follows_daylight_saving_time(db: None) -> None:
 
 
 def test_a_time_typed_in_new_york_is_stored_in_utc_and_shown_back_in_new_york(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
     client.force_login(editor)
-    entry = ready_entry()
+    entry = entry_in_review()
     response = _post(client, entry, "2026-12-01", "09:00")
     assert response.status_code == 302
     row = ScheduledAction.objects.get()
@@ -63,11 +63,11 @@ def test_a_time_typed_in_new_york_is_stored_in_utc_and_shown_back_in_new_york(
 
 
 def test_the_newsroom_zone_is_a_setting(
-    client: Client, editor: User, ready_entry: Callable[..., Entry], settings: Any
+    client: Client, editor: User, entry_in_review: Callable[..., Entry], settings: Any
 ) -> None:
     settings.NEWSROOM_TIME_ZONE = "Europe/London"
     client.force_login(editor)
-    _post(client, ready_entry(), "2026-12-01", "09:00")
+    _post(client, entry_in_review(), "2026-12-01", "09:00")
     assert ScheduledAction.objects.get().due_at == datetime.datetime(
         2026, 12, 1, 9, 0, tzinfo=datetime.UTC
     )
@@ -84,13 +84,13 @@ def test_the_newsroom_zone_is_a_setting(
 def test_it_refuses_times_that_do_not_exist_are_ambiguous_or_have_passed(
     client: Client,
     editor: User,
-    ready_entry: Callable[..., Entry],
+    entry_in_review: Callable[..., Entry],
     date: str,
     time: str,
     message: str,
 ) -> None:
     client.force_login(editor)
-    response = _post(client, ready_entry(), date, time)
+    response = _post(client, entry_in_review(), date, time)
     assert response.status_code == 200
     body = response.content.decode()
     assert message in body
@@ -100,20 +100,20 @@ def test_it_refuses_times_that_do_not_exist_are_ambiguous_or_have_passed(
 
 
 def test_writers_and_fact_checkers_cannot_schedule(
-    client: Client, people: dict[str, User], ready_entry: Callable[..., Entry]
+    client: Client, writer: User, fact_checker: User, entry_in_review: Callable[..., Entry]
 ) -> None:
-    entry = ready_entry()
-    for role in ("writer", "fact-checker"):
-        client.force_login(people[role])
+    entry = entry_in_review()
+    for user in (writer, fact_checker):
+        client.force_login(user)
         assert client.get(ADD).status_code == 403
         assert _post(client, entry, "2026-12-01", "09:00").status_code == 403
     assert not ScheduledAction.objects.exists()
 
 
 def test_editors_cancel_with_the_admin_action_and_a_finished_row_is_read_only(
-    client: Client, editor: User, writer: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, writer: User, entry_in_review: Callable[..., Entry]
 ) -> None:
-    row = scheduling.schedule(ready_entry(), action="publish", due_at=DUE_UTC, user=editor)
+    row = scheduling.schedule(entry_in_review(), action="publish", due_at=DUE_UTC, user=editor)
     client.force_login(writer)
     client.post(
         "/admin/editorial/scheduledaction/",
@@ -136,11 +136,11 @@ def test_editors_cancel_with_the_admin_action_and_a_finished_row_is_read_only(
 
 
 def test_the_entry_page_tells_the_editor_about_the_schedule_and_its_failure(
-    client: Client, editor: User, ready_entry: Callable[..., Entry]
+    client: Client, editor: User, entry_in_review: Callable[..., Entry]
 ) -> None:
     from glossary.models import Citation
 
-    entry = ready_entry()
+    entry = entry_in_review()
     row = scheduling.schedule(entry, action="publish", due_at=DUE_UTC, user=editor)
     client.force_login(editor)
     change = f"/admin/glossary/entry/{entry.pk}/change/"

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection, connections
 
 from glossary.models import Entry
-from tests.workflow.conftest import client_for
+from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
 # SQLite serialises writers on its own and has no row locks to test.

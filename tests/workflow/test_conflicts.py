@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from editorial import workflow
 from glossary.models import Entry
-from tests.workflow.conftest import client_for
+from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
 

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from editorial import workflow
 from editorial.models import WorkflowEvent
 from glossary.models import Citation, Entry, Quote
-from tests.workflow.conftest import client_for
+from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
 

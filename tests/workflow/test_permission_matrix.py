@@ -12,7 +12,7 @@ from editorial import workflow
 from editorial.models import WorkflowEvent
 from editorial.permissions import Action, can
 from glossary.models import Citation, Entry
-from tests.workflow.conftest import client_for
+from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
 ROLES = ["writer", "fact_checker", "editor", "admin", "outsider", "anonymous"]

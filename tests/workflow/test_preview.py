@@ -12,7 +12,7 @@ from django.test import Client
 from editorial import preview, workflow
 from glossary import document, entry_page, publishing
 from glossary.models import Entry
-from tests.workflow.conftest import NOW, client_for
+from tests.personas import NOW, client_for
 
 
 def _assert_private(response) -> None:

@@ -9,7 +9,7 @@ from editorial.models import WorkflowEvent
 from glossary.document import EntryDocument, build
 from glossary.models import Citation, Entry, EntryVersion, Quote, SeeAlso, Source
 from glossary.publishing import save_version
-from tests.workflow.conftest import client_for
+from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
 
