@@ -527,7 +527,7 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
 )
 @decorate_view(require_safe, public_page)
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
-    stored = selectors.live_versions().filter(slug=slug).values_list("api_json", flat=True).first()
+    stored = selectors.live_api_answer(slug)
     if stored is None:
         raise ApiError(404, "No published entry has this slug.")
     # Rendered and validated against EntryOut when the version was published.

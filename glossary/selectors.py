@@ -19,10 +19,14 @@ filled from each version's document when it is saved (glossary.publishing).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import datetime
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from django.core.signals import setting_changed
+from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
 from taggit.models import Tag
 
 from glossary.models import Entry, EntryVersion, Episode, Organisation, Person
@@ -34,6 +38,66 @@ def published_entries() -> QuerySet[Entry]:
 
 def live_versions() -> QuerySet[EntryVersion]:
     return EntryVersion.objects.live()
+
+
+class _Prepared:
+    """A selector's query compiled by the ORM once per process; only the slug varies.
+
+    Compiling a query costs more than everything else the entry page and the
+    entry API answer do per request; the query is still the selectors' own, so
+    the visibility rule is written once.
+    """
+
+    _SLUG = "\x00slug\x00"
+
+    def __init__(self, build: Callable[[str], QuerySet[Any, Any]]) -> None:
+        self._build = build
+        self._compiled: tuple[str, list[Any]] | None = None
+        setting_changed.connect(self._forget, weak=False)
+
+    def _forget(self, **_: Any) -> None:
+        self._compiled = None
+
+    def first(self, slug: str) -> tuple[Any, ...] | None:
+        if self._compiled is None:
+            compiled, bound = self._build(self._SLUG)[:1].query.sql_with_params()
+            assert list(bound).count(self._SLUG) == 1  # noqa: S101 - the slug is the only one
+            self._compiled = (compiled, list(bound))
+        sql, params = self._compiled
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [slug if p == self._SLUG else p for p in params])
+            row: tuple[Any, ...] | None = cursor.fetchone()
+        return row
+
+
+_live_page = _Prepared(
+    lambda slug: (
+        live_versions()
+        .filter(slug=slug)
+        .values_list("term", "summary", "rendered_html", "live_for__significant_change_at")
+    )
+)
+_live_api_answer = _Prepared(lambda slug: live_versions().filter(slug=slug).values_list("api_json"))
+
+
+def live_page(slug: str) -> tuple[str, str, str, datetime.datetime | None] | None:
+    """What the entry page at /glossary/<slug>/ serves: term, summary, page, last change."""
+    row = _live_page.first(slug)
+    if row is None:
+        return None
+    term, summary, page_html, changed = row
+    # A raw cursor reads SQLite's datetimes as text; PostgreSQL's arrive converted.
+    if changed is not None and not isinstance(changed, datetime.datetime):
+        changed = datetime.datetime.fromisoformat(str(changed))
+    if changed is not None and timezone.is_naive(changed):
+        changed = changed.replace(tzinfo=datetime.UTC)
+    return term, summary, page_html, changed
+
+
+def live_api_answer(slug: str) -> str | None:
+    """The API's answer for the live entry at `slug`, rendered when it was published."""
+    row = _live_api_answer.first(slug)
+    return None if row is None else str(row[0])
 
 
 def live_version(slug: str) -> EntryVersion | None:

@@ -172,12 +172,7 @@ def _forget_rendered_shell(**_: Any) -> None:
 @require_safe
 @public_page
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
-    row = (
-        selectors.live_versions()
-        .filter(slug=slug)
-        .values_list("term", "summary", "rendered_html", "live_for__significant_change_at")
-        .first()
-    )
+    row = selectors.live_page(slug)
     if row is None:
         return _redirect_or_404(request, slug)
     term, summary, page_html, changed = row
