@@ -1,0 +1,113 @@
+"""The passage of a stored source text that supports a citation's note, for readers.
+
+At most ``MAX_SENTENCES`` (3) whole sentences and ``MAX_WORDS`` (50) words:
+enough to show the claim in its context, short enough to read at a glance and to
+stay a brief quotation of someone else's page (docs/sources.md says why).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from editorial.sourcetext.claims import quoted_phrases
+from editorial.sourcetext.diff import content_words, sentences
+from editorial.sourcetext.figures import figures
+
+MAX_WORDS = 50
+MAX_SENTENCES = 3
+ELLIPSIS = "…"
+
+# A shared figure or quoted phrase says far more about support than a shared word.
+_FIGURE_WEIGHT = 3
+_PHRASE_WEIGHT = 5
+
+
+@dataclass(frozen=True)
+class _Scored:
+    index: int
+    score: int
+
+
+def excerpt(stored_text: str, note: str, max_words: int = MAX_WORDS) -> str:
+    """The sentences around the best match of the note in ``stored_text``.
+
+    The best sentence is the one sharing the most with the note (its figures and
+    quoted phrases weigh most, then its content words); neighbours in the same
+    paragraph are added, the better-matching side first, while the whole stays
+    within ``max_words`` words and ``MAX_SENTENCES`` sentences. A best sentence
+    longer than ``max_words`` is cut to a window around what matched, marked with
+    "…". Returns "" when nothing in the text matches the note.
+    """
+    if max_words < 1:
+        raise ValueError(f"max_words must be at least 1, not {max_words}")
+    paragraphs = [sentences(line) for line in stored_text.splitlines()]
+    flat = [(p, s) for p, paragraph in enumerate(paragraphs) for s in range(len(paragraph))]
+    if not flat:
+        return ""
+    note_words = content_words(note)
+    note_figures = {figure.key for figure in figures(note)}
+    phrases = [" ".join(phrase.casefold().split()) for phrase in quoted_phrases(note)]
+
+    def score(sentence: str) -> int:
+        shared_figures = note_figures & {figure.key for figure in figures(sentence)}
+        folded = sentence.casefold()
+        return (
+            _FIGURE_WEIGHT * len(shared_figures)
+            + _PHRASE_WEIGHT * sum(phrase in folded for phrase in phrases)
+            + len(note_words & content_words(sentence))
+        )
+
+    scores = [score(paragraphs[p][s]) for p, s in flat]
+    best = max(range(len(flat)), key=lambda i: (scores[i], -i))
+    if scores[best] == 0:
+        return ""
+    paragraph_index, sentence_index = flat[best]
+    paragraph = paragraphs[paragraph_index]
+    chosen = paragraph[sentence_index]
+    if _word_count(chosen) > max_words:
+        return _window(chosen, note_words, note_figures, max_words)
+    first = last = sentence_index
+    used = _word_count(chosen)
+    while last - first + 1 < MAX_SENTENCES:
+        sides = []
+        if first > 0:
+            sides.append((score(paragraph[first - 1]), first - 1))
+        if last + 1 < len(paragraph):
+            sides.append((score(paragraph[last + 1]), last + 1))
+        # Better-matching side first; on a tie the following sentence, which usually
+        # continues the claim rather than introducing it.
+        for _, neighbour in sorted(sides, key=lambda side: (-side[0], -side[1])):
+            if used + _word_count(paragraph[neighbour]) <= max_words:
+                used += _word_count(paragraph[neighbour])
+                first, last = min(first, neighbour), max(last, neighbour)
+                break
+        else:
+            break
+    return " ".join(paragraph[first : last + 1])
+
+
+def _word_count(text: str) -> int:
+    return len(text.split())
+
+
+def _window(
+    sentence: str, note_words: set[str], note_figures: set[tuple[str, str]], max_words: int
+) -> str:
+    """``max_words`` words of a long sentence, centred on the first thing that matched."""
+    tokens = sentence.split()
+    centre = 0
+    for index, token in enumerate(tokens):
+        pair = " ".join(tokens[index : index + 2])  # a figure is at most "3 TB/s"
+        if {figure.key for figure in figures(pair)} & note_figures or (
+            content_words(token) & note_words
+        ):
+            centre = index
+            break
+    start = max(0, min(centre - max_words // 2, len(tokens) - max_words))
+    window = tokens[start : start + max_words]
+    text = " ".join(window)
+    if start > 0:
+        text = f"{ELLIPSIS} {text}"
+    if start + max_words < len(tokens):
+        text = f"{text} {ELLIPSIS}"
+    return text
