@@ -7,7 +7,7 @@ stay a brief quotation of someone else's page (docs/sources.md says why).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 
 from editorial.sourcetext.claims import quoted_phrases
 from editorial.sourcetext.diff import content_words, sentences
@@ -20,28 +20,28 @@ ELLIPSIS = "…"
 # A shared figure or quoted phrase says far more about support than a shared word.
 _FIGURE_WEIGHT = 3
 _PHRASE_WEIGHT = 5
-
-
-@dataclass(frozen=True)
-class _Scored:
-    index: int
-    score: int
+_PROSE = re.compile(r"[.!?…][\"'”’)\]]*$")
 
 
 def excerpt(stored_text: str, note: str, max_words: int = MAX_WORDS) -> str:
     """The sentences around the best match of the note in ``stored_text``.
 
     The best sentence is the one sharing the most with the note (its figures and
-    quoted phrases weigh most, then its content words); neighbours in the same
-    paragraph are added, the better-matching side first, while the whole stays
-    within ``max_words`` words and ``MAX_SENTENCES`` sentences. A best sentence
-    longer than ``max_words`` is cut to a window around what matched, marked with
-    "…". Returns "" when nothing in the text matches the note.
+    quoted phrases weigh most, then its content words); neighbouring sentences
+    are added, the better-matching side first, while the whole stays within
+    ``max_words`` words and ``MAX_SENTENCES`` sentences. A neighbour in another
+    paragraph is added only when both are prose (end like a sentence), so a
+    heading, list item or table row never joins a passage. Paragraphs stay apart
+    as lines. A best sentence longer than ``max_words`` is cut to a window around
+    what matched, marked with "…". Returns "" when nothing in the text matches.
     """
     if max_words < 1:
         raise ValueError(f"max_words must be at least 1, not {max_words}")
-    paragraphs = [sentences(line) for line in stored_text.splitlines()]
-    flat = [(p, s) for p, paragraph in enumerate(paragraphs) for s in range(len(paragraph))]
+    flat = [
+        (paragraph, sentence)
+        for paragraph, line in enumerate(stored_text.splitlines())
+        for sentence in sentences(line)
+    ]
     if not flat:
         return ""
     note_words = content_words(note)
@@ -57,33 +57,41 @@ def excerpt(stored_text: str, note: str, max_words: int = MAX_WORDS) -> str:
             + len(note_words & content_words(sentence))
         )
 
-    scores = [score(paragraphs[p][s]) for p, s in flat]
+    scores = [score(sentence) for _, sentence in flat]
     best = max(range(len(flat)), key=lambda i: (scores[i], -i))
     if scores[best] == 0:
         return ""
-    paragraph_index, sentence_index = flat[best]
-    paragraph = paragraphs[paragraph_index]
-    chosen = paragraph[sentence_index]
-    if _word_count(chosen) > max_words:
-        return _window(chosen, note_words, note_figures, max_words)
-    first = last = sentence_index
-    used = _word_count(chosen)
+    if _word_count(flat[best][1]) > max_words:
+        return _window(flat[best][1], note_words, note_figures, max_words)
+
+    def joins(inner: int, outer: int) -> bool:
+        if not 0 <= outer < len(flat):
+            return False
+        if flat[inner][0] == flat[outer][0]:
+            return True
+        return bool(_PROSE.search(flat[inner][1]) and _PROSE.search(flat[outer][1]))
+
+    first = last = best
+    used = _word_count(flat[best][1])
     while last - first + 1 < MAX_SENTENCES:
-        sides = []
-        if first > 0:
-            sides.append((score(paragraph[first - 1]), first - 1))
-        if last + 1 < len(paragraph):
-            sides.append((score(paragraph[last + 1]), last + 1))
+        sides = [
+            (scores[i], i) for i, inner in ((first - 1, first), (last + 1, last)) if joins(inner, i)
+        ]
         # Better-matching side first; on a tie the following sentence, which usually
         # continues the claim rather than introducing it.
         for _, neighbour in sorted(sides, key=lambda side: (-side[0], -side[1])):
-            if used + _word_count(paragraph[neighbour]) <= max_words:
-                used += _word_count(paragraph[neighbour])
+            if used + _word_count(flat[neighbour][1]) <= max_words:
+                used += _word_count(flat[neighbour][1])
                 first, last = min(first, neighbour), max(last, neighbour)
                 break
         else:
             break
-    return " ".join(paragraph[first : last + 1])
+    lines: list[list[str]] = []
+    for index in range(first, last + 1):
+        if index == first or flat[index][0] != flat[index - 1][0]:
+            lines.append([])
+        lines[-1].append(flat[index][1])
+    return "\n".join(" ".join(line) for line in lines)
 
 
 def _word_count(text: str) -> int:

@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+_PREFIXES = ("kilo", "mega", "giga", "tera", "peta", "exa")  # "TFLOPS" is "teraFLOPS"
 # Canonical spelling of each unit; looked up exactly first, then casefolded, except
 # units where case carries meaning (bits vs bytes), which must match exactly.
 _EXACT_UNITS = {
@@ -56,8 +57,8 @@ _EXACT_UNITS = {
 _FOLDED_UNITS = {
     **{f"{p}byte/s".casefold(): f"{p}B/s" for p in "KMGTP"},
     **{f"{p}bytes/s".casefold(): f"{p}B/s" for p in "KMGTP"},
-    **{f"{p}flops".casefold(): f"{p}FLOPS" for p in "KMGTPE"},
-    **{f"{name}flops": f"{name}FLOPS" for name in ("kilo", "mega", "giga", "tera", "peta", "exa")},
+    **{f"{name[0]}flops": f"{name}FLOPS" for name in _PREFIXES},
+    **{f"{name}flops": f"{name}FLOPS" for name in _PREFIXES},
     **{f"{p}tops".casefold(): f"{p}TOPS" for p in ("", "T", "P")},
     **{f"{p}hz".casefold(): f"{p}Hz" for p in ("", "k", "M", "G")},
     **{f"{p}m": f"{p}m" for p in ("n", "µ", "μ", "m", "c", "k")},

@@ -137,7 +137,7 @@ def _html_text(html: str) -> str:
     marked = unescape(_ANY_TAG.sub(replace, region))
     if len(spaced) != len(marked):  # unescape treats a space and a marker alike
         raise RuntimeError("readable text lost alignment with the fingerprint's text")
-    text = _cut_rotating(marked, spaced).replace(inline, "")
+    text = _cut_rotating(marked, spaced, block).replace(inline, "")
     lines = (_tidy(" ".join(part.split())) for part in text.split(block))
     return "\n".join(line for line in lines if line)
 
@@ -164,14 +164,15 @@ def _without_rotating(text: str) -> str:
     return _ROTATING.sub(" ", text) if ":" in text else text
 
 
-def _cut_rotating(marked: str, spaced: str) -> str:
+def _cut_rotating(marked: str, spaced: str, block: str) -> str:
     if ":" not in spaced:
         return marked
     pieces: list[str] = []
     position = 0
     for match in _ROTATING.finditer(spaced):
         pieces.append(marked[position : match.start()])
-        pieces.append(" ")
+        # A clock's match runs on over trailing whitespace, where block tags may be.
+        pieces.append(block if block in marked[match.start() : match.end()] else " ")
         position = match.end()
     pieces.append(marked[position:])
     return "".join(pieces)
