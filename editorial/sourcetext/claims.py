@@ -77,7 +77,6 @@ def check_note(note: str, current_text: str, confirmed_text: str | None) -> list
     (or the note quotes none). Problems come in the note's order, figures first.
     """
     current_keys = {figure.key for figure in figures(current_text)}
-    current_plain = _plain(current_text)
     context = _Context(note, confirmed_text, current_text)
     problems: list[ClaimProblem] = []
     seen: set[tuple[str, str]] = set()
@@ -86,7 +85,9 @@ def check_note(note: str, current_text: str, confirmed_text: str | None) -> list
             continue
         seen.add(figure.key)
         problems.append(context.figure_problem(figure))
-    for phrase in quoted_phrases(note):
+    phrases = quoted_phrases(note)
+    current_plain = _plain(current_text) if phrases else ""
+    for phrase in phrases:
         if _plain(phrase) not in current_plain:
             problems.append(context.phrase_problem(phrase))
     return problems
@@ -100,12 +101,13 @@ class _Context:
         self.confirmed_text = confirmed_text
         self.current_text = current_text
         self._sentences: list[str] | None = None
+        self._sentence_figures: list[tuple[str, set[tuple[str, str]]]] | None = None
         self._diff: TextDiff | None = None
 
     def figure_problem(self, figure: Figure) -> ClaimProblem:
         if self.confirmed_text is None:
             return ClaimProblem("figure", figure.text)
-        holders = [s for s in self.sentences() if figure.key in {f.key for f in figures(s)}]
+        holders = [s for s, keys in self.sentence_figures() if figure.key in keys]
         if not holders:
             return ClaimProblem("figure", figure.text, in_confirmed=False)
         anchor = self._closest_to_note(holders)
@@ -128,6 +130,11 @@ class _Context:
         if self._sentences is None:
             self._sentences = sentences(self.confirmed_text or "")
         return self._sentences
+
+    def sentence_figures(self) -> list[tuple[str, set[tuple[str, str]]]]:
+        if self._sentence_figures is None:
+            self._sentence_figures = [(s, {f.key for f in figures(s)}) for s in self.sentences()]
+        return self._sentence_figures
 
     def diff(self) -> TextDiff:
         if self._diff is None:

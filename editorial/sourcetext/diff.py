@@ -24,6 +24,7 @@ their dots.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -31,7 +32,6 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 _CANDIDATE = re.compile(r"(?:[.!?]+|…)[\"'”’»)\]]*\s+(?=\S)")
-_LAST_TOKEN = re.compile(r"(\S+?)[.!?…]+[\"'”’»)\]]*$")
 # Never end a sentence, lowercased without their final dot.
 _ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof sr jr st mt ft e.g i.e cf vs viz al fig figs eq eqs no nos vol
@@ -62,12 +62,18 @@ class TextDiff:
 
 def sentences(text: str) -> list[str]:
     """Split text into sentences, each with its whitespace collapsed."""
+    return list(_sentences(text))
+
+
+# diff, check_note and excerpt split the same two texts, once per citing entry.
+@functools.lru_cache(maxsize=128)
+def _sentences(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for line in text.splitlines():
         line = " ".join(line.split())
         if line:
             found.extend(_split_line(line))
-    return found
+    return tuple(found)
 
 
 def _split_line(line: str) -> list[str]:
@@ -75,26 +81,31 @@ def _split_line(line: str) -> list[str]:
     start = 0
     for candidate in _CANDIDATE.finditer(line):
         end = candidate.end()
-        if _is_break(line[start : candidate.start()], line[candidate.start() : end], line[end]):
+        if _is_break(line, start, candidate.start(), candidate.group(), line[end]):
             pieces.append(line[start:end].rstrip())
             start = end
     pieces.append(line[start:])
     return pieces
 
 
-def _is_break(before: str, terminator: str, following: str) -> bool:
+def _is_break(line: str, start: int, stop: int, terminator: str, following: str) -> bool:
+    """Whether ``terminator`` at ``line[stop:]`` ends the sentence begun at ``start``.
+
+    Works on offsets, not slices: a long line with many abbreviations would
+    otherwise be copied once per candidate.
+    """
     if following.islower():
         return False
     if "." not in terminator or terminator.startswith(".."):
         return True  # "!", "?", "…" and "..." end a sentence unless lowercase follows
-    last = _LAST_TOKEN.search(before + terminator.rstrip())
-    if last is None:
+    if stop == start or line[stop - 1] == " ":
         return True
-    token = last.group(1).lstrip("(\"'“‘[")
+    token_start = max(line.rfind(" ", start, stop) + 1, start)
+    token = line[token_start:stop].lstrip("(\"'“‘[")
     if token.lower() in _ABBREVIATIONS or _DOTTED_ACRONYM.match(token):
         return False
     # A list marker is a sentence only if it is all there is so far.
-    return not (before.strip() == last.group(1) and _LIST_MARKER.match(token))
+    return not (token_start == start and _LIST_MARKER.match(token))
 
 
 def diff(confirmed: str, current: str) -> TextDiff:

@@ -101,3 +101,8 @@ def test_the_successor_of_an_edited_sentence_is_its_closest_new_sentence() -> No
 
 def test_a_sentence_with_nothing_alike_among_the_new_ones_has_no_successor() -> None:
     assert successor(ARTICLE_V1[1], ["Ultra Ethernet is a consortium.", ""]) is None
+
+
+def test_changing_a_returned_list_does_not_change_the_next_answer() -> None:
+    sentences("One. Two.").append("Three.")
+    assert sentences("One. Two.") == ["One.", "Two."]

@@ -117,3 +117,8 @@ def test_extracting_from_any_number_soup_never_raises_and_stays_in_the_text(text
 @given(st.text())
 def test_extracting_from_any_text_never_raises(text: str) -> None:
     assert figures_gone(text, "") == [f.text for f in figures(text)]
+
+
+def test_changing_a_returned_list_does_not_change_the_next_answer() -> None:
+    figures("72 GPUs").clear()
+    assert [figure.text for figure in figures("72 GPUs")] == ["72 GPUs"]
