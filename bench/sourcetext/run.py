@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
-from pages import Corpus, generate_source  # noqa: E402
+from pages import Corpus, generate_source  # type: ignore[import-not-found]  # noqa: E402
 
 from editorial.linkcheck.fingerprint import fingerprint  # noqa: E402
 from editorial.sourcetext.claims import check_note  # noqa: E402
