@@ -186,7 +186,7 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
         qname: str | None,
         attrs: xml.sax.xmlreader.AttributesNSImpl,
     ) -> None:
-        line = self.locator.getLineNumber() if self.locator else 0
+        line = (self.locator.getLineNumber() if self.locator else None) or 0
         plain = {local: value for (uri, local), value in attrs.items() if not uri}
         node = _Node((_namespace(name[0]), name[1]), plain, line)
         if self.stack:
