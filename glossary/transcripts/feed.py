@@ -6,8 +6,8 @@ ever expanded or fetched (entity declarations are refused outright).
 
 Why not feedparser: it keeps only the last of repeated `podcast:transcript` and
 `podcast:person` elements and merges their attributes, drops the text of
-`podcast:season`, reports no line numbers, and took 0.59 s for a 500-episode feed
-against 0.08 s for the SAX pass on this machine. It also misread
+`podcast:season`, and reports no line numbers. On a 500-episode feed (434 KB) it took
+0.59 s where `parse_feed` takes 0.12 s on this machine. It also misread
 "Tuesday, 14 October 2025 9:00 AM EST" as 9:00 UTC and could not read
 "Tue, 14 Oct 2025 09:00:00" at all; the standard library's RFC 5322 parser reads both.
 

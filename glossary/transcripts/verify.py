@@ -10,13 +10,14 @@ hardware" → "in the hardware"). Both sides lose the same words, so removing "s
 "right" where they carry meaning costs nothing: the quote loses them too.
 
 The transcript's content words are indexed once per `Transcript` (each pair of
-consecutive words → where it was said). The quote's rarest word pairs vote for where it
-would start; the best few places, and the place at the stored timestamp, are scored with
-RapidFuzz's `partial_ratio` (the best alignment of the quote inside a window of the
-transcript, 0-100, character by character, so a mis-transcribed word costs a little
-rather than everything). Only when no window reaches the threshold is the whole
-transcript scored, so "not found" is always the result of an exhaustive search, never of
-the shortcut.
+consecutive words → where it was said) and scored with RapidFuzz's `partial_ratio`: the
+best alignment of the quote inside a window of the transcript, 0-100, character by
+character, so a mis-transcribed word costs a little rather than everything. A quote is
+first aligned against the segments around its stored time; 95 or more there settles it
+(nothing elsewhere could beat it by `NEAR_TIE`). Otherwise the quote's rarest word pairs
+vote for where it would start and the best few windows are aligned. Only when no window
+reaches the threshold is the whole transcript scored, so "not found" is always the result
+of an exhaustive search, never of the shortcut. bench/transcripts/ measures it.
 
 The threshold
 -------------
@@ -34,7 +35,7 @@ content      never said:                exact but two words     one word dropped
 words        95th percentile / max      misspelt: minimum       replaced: median
 ===========  =========================  ======================  =========================
 3-5          88.9 / 93.8                82.4 (61% reach 95)     83.3 / 67.9
-6-9          75.8 / 95.0 (1 in 300)     84.4 (99% reach 90)     85.2 / 79.5
+6-9          75.7 / 95.0 (1 in 300)     84.4 (99% reach 90)     85.2 / 79.5
 10-15        66.7 / 75.4                89.7                    91.7 / 87.0
 16-25        60.5 / 73.3                96.0                    95.1 / 92.0
 26-40        57.7 / 65.8                97.9                    97.1 / 94.9
@@ -61,11 +62,11 @@ long segment is not reported as moved.
 from __future__ import annotations
 
 import bisect
-import heapq
 import itertools
 import math
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -210,7 +211,7 @@ def find(
 ) -> Match:
     """The best place `text` matches in `transcript`. With `near`, a place within `tolerance`
     seconds of it is preferred unless another scores `NEAR_TIE` or more higher."""
-    best, _ = _search(text, transcript, near, tolerance)
+    best, _, _ = _search(text, transcript, near, tolerance)
     return best
 
 
@@ -224,10 +225,10 @@ def verify(
 ) -> Verdict:
     """Check a quote (or a short phrase from an episode reference) stored at `stored_at`
     seconds against the transcript, and its speaker against the transcript's label."""
-    threshold = threshold_for(quote_text)
     if not transcript:
+        threshold = threshold_for(quote_text)
         return Verdict(Outcome.NO_TRANSCRIPT, stored_at, None, 0.0, None, None, "", threshold)
-    match, at_stored_time = _search(quote_text, transcript, stored_at, tolerance)
+    match, at_stored_time, threshold = _search(quote_text, transcript, stored_at, tolerance)
     if not match.found:
         return Verdict(Outcome.NOT_FOUND, stored_at, None, match.score, None, None, "", threshold)
     return Verdict(
@@ -257,7 +258,7 @@ def passage_around(transcript: Transcript, at: float, seconds: float = 30) -> Pa
     first = bisect.bisect_right(_index(transcript).starts, at) - 1
     if first < 0 or segments[first].end <= at:
         first += 1  # `at` falls before the first segment or in a gap: start at the next one
-    chosen = []
+    chosen: list[Segment] = []
     for segment in segments[max(first, 0) :]:
         if segment.start >= at + seconds:
             break
@@ -466,28 +467,37 @@ def _build_index(transcript: Transcript) -> _TranscriptIndex:
 # Searching.
 
 _CANDIDATES = 4
-_VOTE_BUDGET = 400  # positions looked at per quote, rarest pairs first
+_VOTE_BUDGET = 200  # places looked at per quote, rarest pairs first
 
 
 def _search(
     text: str, transcript: Transcript, near: int | None, tolerance: int
-) -> tuple[Match, bool]:
-    """The best match, and whether it is the one at `near`."""
-    if not transcript:
-        return Match(None, 0.0), False
-    index = _index(transcript)
+) -> tuple[Match, bool, float]:
+    """The best match, whether it is the one at `near`, and the threshold it was held to."""
     query = normalise(text)
     words = query.split()
     threshold = _threshold(len(words))
+    index = _index(transcript)
     if not words or not index.tokens:
-        return Match(None, 0.0), False
-    windows = [_window(index, start, len(words)) for start in _candidate_starts(index, words)]
+        return Match(None, 0.0), False, threshold
+    scored: list[tuple[float, int, int]] = []
     local = _local_window(index, transcript, near, tolerance, len(words))
-    if local is not None:
-        windows.append(local)
-    scored = [
-        found for first, last in windows if (found := _score(index, query, first, last)) is not None
-    ]
+    if near is not None and local is not None:
+        found = _score(index, query, *local)
+        if found is not None:
+            # Nothing elsewhere can beat a score this high by NEAR_TIE: the usual case, a
+            # quote where it was placed, costs one alignment and no search.
+            if found[0] >= max(threshold, 100 - NEAR_TIE) and _close(
+                transcript, index.segment[found[1]], near, tolerance
+            ):
+                return _match(index, transcript, found, words), True, threshold
+            scored.append(found)
+    for start in _candidate_starts(index, words):
+        found = _score(index, query, *_window(index, start, len(words)))
+        if found is not None:
+            scored.append(found)
+            if found[0] >= 100:
+                break
     if not scored or max(s[0] for s in scored) < threshold:
         # The shortcut found nothing good enough: make sure by scoring everything.
         whole = _score(index, query, 0, len(index.tokens))
@@ -495,7 +505,7 @@ def _search(
             scored.append(whole)
     best = max(scored, default=(0.0, 0, 0), key=lambda s: s[0])
     if best[0] < threshold:
-        return Match(None, round(best[0], 1)), False
+        return Match(None, round(best[0], 1)), False, threshold
     if near is not None:
         placed = [
             s
@@ -505,8 +515,9 @@ def _search(
             and _close(transcript, index.segment[s[1]], near, tolerance)
         ]
         if placed:
-            return _match(index, transcript, max(placed, key=lambda s: s[0]), words), True
-    return _match(index, transcript, best, words), False
+            chosen = max(placed, key=lambda s: s[0])
+            return _match(index, transcript, chosen, words), True, threshold
+    return _match(index, transcript, best, words), False, threshold
 
 
 def _close(transcript: Transcript, segment: int, at: int, tolerance: int) -> bool:
@@ -515,10 +526,10 @@ def _close(transcript: Transcript, segment: int, at: int, tolerance: int) -> boo
 
 
 def _candidate_starts(index: _TranscriptIndex, words: list[str]) -> list[int]:
-    """Where the quote most likely starts. Each place a pair of the quote's consecutive words
-    was said votes for the start it implies; votes are pooled in buckets wide enough to
-    absorb a few edited words, and the buckets with the most distinct pairs win. The rarest
-    pairs vote first, within a budget, so a quote made of common words costs no more."""
+    """Where the quote most likely starts, most likely first. Each place a pair of the
+    quote's consecutive words was said votes for the start it implies, in buckets wide
+    enough to absorb a few edited words; the buckets with the most votes win. The rarest
+    pairs vote first, within a budget, so a quote of common words costs no more."""
     bucket = max(8, len(words) // 4)
     voters = sorted(
         (
@@ -528,20 +539,15 @@ def _candidate_starts(index: _TranscriptIndex, words: list[str]) -> list[int]:
         ),
         key=lambda voter: len(voter[1]),
     )
-    votes: dict[int, int] = {}
+    chosen: list[tuple[int, list[int]]] = []
     spent = 0
-    for position, places in voters:
-        if spent > _VOTE_BUDGET and votes:
+    for voter in voters:
+        if spent >= _VOTE_BUDGET and chosen:
             break
-        spent += len(places)
-        bit = 1 << position
-        for place in places:
-            key = (place - position) // bucket
-            votes[key] = votes.get(key, 0) | bit
-    best = heapq.nlargest(
-        _CANDIDATES, votes, key=lambda key: (votes[key] | votes.get(key + 1, 0)).bit_count()
-    )
-    return [key * bucket for key in best]
+        chosen.append(voter)
+        spent += len(voter[1])
+    votes = Counter((place - position) // bucket for position, places in chosen for place in places)
+    return [key * bucket for key, _ in votes.most_common(_CANDIDATES)]
 
 
 def _window(index: _TranscriptIndex, start: int, count: int) -> tuple[int, int]:
