@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["web", "linkcheck"]
+BENCHES = ["web", "linkcheck", "transcripts"]
 
 
 def main() -> int:
