@@ -11,8 +11,8 @@ partially would make a quote look "not found" when the file is the problem.
 Why not webvtt-py or srt: in non-strict mode webvtt-py 0.6 drops a malformed
 cue without a word, and in strict mode its error names no line
 ("Invalid cue block [...]"); srt 3.5 reads the timing `00:00:0x,000` as ending
-at 0:00 and keeps "x,000" as a cue setting. Both also only read the speaker of
-the first voice span of a cue. Sixty lines of our own, below, do what we need.
+at 0:00 and keeps "x,000" as a cue setting. webvtt-py also reads only the first
+voice span of a cue. The small block parser below does what we need.
 """
 
 from __future__ import annotations
