@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import generate  # noqa: E402
+import generate  # type: ignore[import-not-found]  # noqa: E402
 
 from glossary.transcripts.parse import Segment, Transcript, TranscriptFormat  # noqa: E402
 from glossary.transcripts.verify import find, normalise  # noqa: E402

@@ -91,7 +91,7 @@ def transcript(words: int = 20_000, seed: int = 44) -> list[Cue]:
     while position < len(stream):
         speaker = stream[position][0]
         size = rnd.randint(8, 14)
-        chunk = []
+        chunk: list[str] = []
         while position < len(stream) and len(chunk) < size and stream[position][0] == speaker:
             chunk.append(stream[position][1])
             position += 1

@@ -26,12 +26,14 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import generate  # noqa: E402
+import generate  # type: ignore[import-not-found]  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
 from glossary.transcripts.parse import parse_transcript  # noqa: E402
@@ -48,6 +50,10 @@ def median_time(action: Callable[[], object], repeat: int) -> float:
         action()
         times.append(time.perf_counter() - started)
     return statistics.median(times)
+
+
+def _verify_all(group: list[tuple[str, int, str]], transcript: Any) -> list[Any]:
+    return [verify(t, a, transcript, speaker=w) for t, a, w in group]
 
 
 def main() -> int:
@@ -100,7 +106,7 @@ def main() -> int:
         kinds[kind].append((text, at, who))
     warm = {
         kind: median_time(
-            lambda group=group: [verify(t, a, transcript, speaker=w) for t, a, w in group],
+            partial(_verify_all, group, transcript),
             args.repeat,
         )
         / max(1, len(group))

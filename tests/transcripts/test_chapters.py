@@ -109,7 +109,7 @@ def test_it_skips_quotes_without_a_start_and_reads_any_object_with_the_fields():
 def test_a_long_quote_is_shortened_to_the_recommended_title_length_at_a_word():
     text = "Operate as one giant cluster, one coherent cluster. " * 5
 
-    title = soundbites([Quote(0, 30, text)])[0]["title"]
+    title = str(soundbites([Quote(0, 30, text)])[0]["title"])
 
     assert len(title) <= 128
     assert title.endswith("…")

@@ -66,7 +66,7 @@ def test_it_skips_segments_with_no_words_and_allows_no_speaker():
             document({"startTime": 9, "body": "A"}, {"startTime": 2, "body": "B"}),
             "segment 1: 'startTime' 2 is before segment 0's",
         ),
-        (document("Hi"), "segment 0: must be an object"),
+        (document("Hi"), "segment 0: must be an object"),  # type: ignore[arg-type]
     ],
 )
 def test_it_names_the_segment_and_field_of_a_broken_json_transcript(content, problem):

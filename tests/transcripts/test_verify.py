@@ -253,7 +253,12 @@ def test_a_verdict_serialises_to_plain_json():
 def test_a_transcript_is_indexed_once_for_all_its_quotes(monkeypatch):
     built = []
     real = verify_module._build_index
-    monkeypatch.setattr(verify_module, "_build_index", lambda t: built.append(t) or real(t))
+
+    def counting(t):
+        built.append(t)
+        return real(t)
+
+    monkeypatch.setattr(verify_module, "_build_index", counting)
     fresh = transcript(*((s.start, s.end, s.speaker, s.text) for s in TALK.segments))
 
     for stored_at in (104, 300, 306):
