@@ -20,7 +20,6 @@ from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.decorators.http import require_safe
 from ninja import NinjaAPI, Query, Schema
 from ninja.decorators import decorate_view
 from ninja.errors import ValidationError as NinjaValidationError
@@ -32,7 +31,7 @@ from glossary.document import EntryDocument, Facts
 from glossary.entry_page import disclosure_parts
 from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
-from glossary.models import Episode, Organisation, Person
+from glossary.models import PublicRecord
 from glossary.paths import absolute, path_for
 from glossary.search import MAX_QUERY_LENGTH, search
 
@@ -320,13 +319,13 @@ def _disclosure(facts: Facts, d: document.Disclosure) -> DisclosureOut:
 def entry_detail(
     doc: EntryDocument,
     *,
+    facts: Facts,
     live_links: LiveLinks,
     first_published: datetime.datetime | None,
     updated: datetime.datetime | None,
     correction_note: str,
 ) -> str:
     """The entry endpoint's answer for a live version, as JSON text (rendered at publish)."""
-    facts = doc.facts
     out = EntryOut(
         **_entry_summary(doc.term, doc.slug, doc.summary).model_dump(),
         aliases=list(doc.aliases),
@@ -385,47 +384,56 @@ def entry_detail(
     return out.model_dump_json()
 
 
-def _episode_out(ep: Episode) -> EpisodeOut:
+def _episode_out(record: PublicRecord, shows: dict[int, PublicRecord]) -> EpisodeOut:
+    episode = document.Episode.model_validate(record.data)
+    show = shows.get(episode.show)
     return EpisodeOut(
-        id=ep.pk,
-        show=ep.show.name,
-        season=ep.season,
-        number=ep.number,
-        title=ep.title,
-        air_date=ep.air_date,
-        duration=ep.duration,
-        listen_url=ep.url or ep.audio_url or None,
-        url=absolute(ep.get_absolute_url()),
-        api_url=absolute(path_for("glossary:api-episode", ep.pk)),
+        id=record.object_id,
+        show=show.name if show else "",
+        season=episode.season,
+        number=episode.number,
+        title=episode.title,
+        air_date=episode.air_date,
+        duration=episode.duration,
+        listen_url=episode.listen_url or None,
+        url=absolute(path_for("glossary:episode", *record.slug.split("/"))),
+        api_url=absolute(path_for("glossary:api-episode", record.object_id)),
     )
 
 
-def _person_out(p: Person) -> PersonOut:
+def _episodes_out(records: list[PublicRecord]) -> list[EpisodeOut]:
+    shows = selectors.records_by_id(
+        PublicRecord.Kind.SHOW, (document.Episode.model_validate(r.data).show for r in records)
+    )
+    return [_episode_out(r, shows) for r in records]
+
+
+def _person_out(record: PublicRecord) -> PersonOut:
     return PersonOut(
-        name=p.name,
-        slug=p.slug,
-        url=absolute(p.get_absolute_url()),
-        api_url=absolute(path_for("glossary:api-person", p.slug)),
+        name=record.name,
+        slug=record.slug,
+        url=absolute(path_for("glossary:person", record.slug)),
+        api_url=absolute(path_for("glossary:api-person", record.slug)),
     )
 
 
-def _organisation_out(o: Organisation) -> OrganisationOut:
+def _organisation_out(record: PublicRecord) -> OrganisationOut:
     return OrganisationOut(
-        name=o.name,
-        slug=o.slug,
-        website=o.url or None,
-        url=absolute(o.get_absolute_url()),
-        api_url=absolute(path_for("glossary:api-organisation", o.slug)),
+        name=record.name,
+        slug=record.slug,
+        website=record.data.get("url") or None,
+        url=absolute(path_for("glossary:organisation", record.slug)),
+        api_url=absolute(path_for("glossary:api-organisation", record.slug)),
     )
 
 
-def _tag_out(t: Any) -> TagOut:
+def _tag_out(record: Any) -> TagOut:
     return TagOut(
-        name=t.name,
-        slug=t.slug,
-        entry_count=t.entry_count,
-        url=absolute(path_for("glossary:tag", t.slug)),
-        api_url=absolute(path_for("glossary:api-tag", t.slug)),
+        name=record.name,
+        slug=record.slug,
+        entry_count=record.entry_count or 0,
+        url=absolute(path_for("glossary:tag", record.slug)),
+        api_url=absolute(path_for("glossary:api-tag", record.slug)),
     )
 
 
@@ -478,7 +486,9 @@ api = NinjaAPI(
     urls_namespace="glossary-api",
 )
 
-ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error}
+ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error, 429: Error}
+# The parameters a list reads; the page cache keys on these and ignores any other.
+PAGING = ("page", "page_size")
 
 
 @api.exception_handler(ApiError)
@@ -513,7 +523,7 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
     url_name="api-entries",
     summary="Published entries, A to Z",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page(reads=PAGING))
 def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     rows = selectors.live_versions().order_by("term").values_list("term", "slug", "summary")
     return _paginate(request, paging, rows, lambda r: _entry_summary(*r))
@@ -525,7 +535,7 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-entry",
     summary="One published entry, as its page shows it",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page)
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
     stored = selectors.live_api_answer(slug)
     if stored is None:
@@ -540,14 +550,11 @@ def entry(request: HttpRequest, slug: str) -> HttpResponse:
     url_name="api-episodes",
     summary="Episodes that published entries draw on",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page(reads=PAGING))
 def episodes(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
-    qs = (
-        selectors.public_episodes()
-        .select_related("show")
-        .order_by("show__name", "-season", "-number")
-    )
-    return _paginate(request, paging, qs, _episode_out)
+    result = _paginate(request, paging, selectors.public_episodes(), lambda r: r)
+    result["results"] = _episodes_out(result["results"])
+    return result
 
 
 @api.get(
@@ -556,33 +563,43 @@ def episodes(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-episode",
     summary="One episode and the published entries drawn from it",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page)
 def episode(request: HttpRequest, id: int) -> EpisodeDetail:  # noqa: A002 - the path's name
-    found = selectors.public_episodes().select_related("show").filter(pk=id).first()
+    found = selectors.public_episodes().filter(object_id=id).first()
     if found is None:
         raise ApiError(404, "No public episode has this id.")
-    sponsors = found.sponsorships.select_related("organisation").order_by("read_at")
-    people = found.appearances.select_related("person", "affiliation").order_by(
-        "role", "person__name"
+    facts = document.Episode.model_validate(found.data)
+    orgs = selectors.records_by_id(
+        PublicRecord.Kind.ORGANISATION,
+        [s.organisation for s in facts.sponsors]
+        + [a.affiliation for a in facts.appearances if a.affiliation],
     )
+    people = selectors.records_by_id(
+        PublicRecord.Kind.PERSON, [a.person for a in facts.appearances]
+    )
+    sponsors = sorted(facts.sponsors, key=lambda s: (s.read_at is None, s.read_at or 0))
     return EpisodeDetail(
-        **_episode_out(found).model_dump(),
+        **_episodes_out([found])[0].model_dump(),
         sponsors=[
             SponsorOut(
-                organisation=s.organisation.name, slug=s.organisation.slug, read_at=s.read_at
+                organisation=orgs[s.organisation].name,
+                slug=orgs[s.organisation].slug,
+                read_at=s.read_at,
             )
             for s in sponsors
+            if s.organisation in orgs
         ],
         people=[
             EpisodePersonOut(
-                name=a.person.name,
-                slug=a.person.slug,
+                name=people[a.person].name,
+                slug=people[a.person].slug,
                 role=a.role,  # type: ignore[arg-type]
-                affiliation=a.affiliation.name if a.affiliation else None,
+                affiliation=orgs[a.affiliation].name if a.affiliation in orgs else None,
             )
-            for a in people
+            for a in facts.appearances
+            if a.person in people
         ],
-        entries=_entries(selectors.live_versions().filter(episodes=found)),
+        entries=_entries(selectors.live_versions_naming(PublicRecord.Kind.EPISODE, id)),
     )
 
 
@@ -592,9 +609,9 @@ def episode(request: HttpRequest, id: int) -> EpisodeDetail:  # noqa: A002 - the
     url_name="api-people",
     summary="People quoted or appearing on public episodes",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page(reads=PAGING))
 def people(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
-    return _paginate(request, paging, selectors.public_people().order_by("name"), _person_out)
+    return _paginate(request, paging, selectors.public_people(), _person_out)
 
 
 @api.get(
@@ -603,14 +620,14 @@ def people(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-person",
     summary="One person and the published entries that quote or cite them",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page)
 def person(request: HttpRequest, slug: str) -> PersonDetail:
-    found = selectors.public_people().filter(slug=slug).first()
+    found = selectors.public_record(PublicRecord.Kind.PERSON, slug)
     if found is None:
         raise ApiError(404, "No public person has this slug.")
     return PersonDetail(
         **_person_out(found).model_dump(),
-        entries=_entries(selectors.live_versions().filter(people=found)),
+        entries=_entries(selectors.live_versions_naming(PublicRecord.Kind.PERSON, found.object_id)),
     )
 
 
@@ -621,10 +638,9 @@ def person(request: HttpRequest, slug: str) -> PersonDetail:
     summary="Sponsors of public episodes, organisations their guests speak for, and "
     "organisations published entries disclose",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page(reads=PAGING))
 def organisations(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
-    qs = selectors.public_organisations().order_by("name")
-    return _paginate(request, paging, qs, _organisation_out)
+    return _paginate(request, paging, selectors.public_organisations(), _organisation_out)
 
 
 @api.get(
@@ -634,33 +650,37 @@ def organisations(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]
     summary="One organisation: the public episodes it sponsored and the published entries "
     "that name it",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page)
 def organisation(request: HttpRequest, slug: str) -> OrganisationDetail:
-    found = selectors.public_organisations().filter(slug=slug).first()
+    found = selectors.public_record(PublicRecord.Kind.ORGANISATION, slug)
     if found is None:
         raise ApiError(404, "No public organisation has this slug.")
-    sponsorships = (
-        found.sponsorships.filter(episode_id__in=selectors.public_episode_ids())
-        .select_related("episode__show")
-        .order_by("-episode__season", "-episode__number")
-    )
+    sponsored: list[tuple[PublicRecord, int | None]] = []
+    for record in selectors.public_episodes():
+        facts = document.Episode.model_validate(record.data)
+        sponsored += [
+            (record, s.read_at) for s in facts.sponsors if s.organisation == found.object_id
+        ]
+    outs = _episodes_out([r for r, _ in sponsored])
     return OrganisationDetail(
         **_organisation_out(found).model_dump(),
         sponsored=[
             SponsoredEpisodeOut(
                 episode=EpisodeRef(
-                    id=s.episode.pk,
-                    show=s.episode.show.name,
-                    season=s.episode.season,
-                    number=s.episode.number,
-                    title=s.episode.title,
-                    url=absolute(s.episode.get_absolute_url()),
+                    id=out.id,
+                    show=out.show,
+                    season=out.season,
+                    number=out.number,
+                    title=out.title,
+                    url=out.url,
                 ),
-                read_at=s.read_at,
+                read_at=read_at,
             )
-            for s in sponsorships
+            for out, (_, read_at) in zip(outs, sponsored, strict=True)
         ],
-        entries=_entries(selectors.live_versions().filter(organisations=found)),
+        entries=_entries(
+            selectors.live_versions_naming(PublicRecord.Kind.ORGANISATION, found.object_id)
+        ),
     )
 
 
@@ -670,9 +690,9 @@ def organisation(request: HttpRequest, slug: str) -> OrganisationDetail:
     url_name="api-tags",
     summary="Topics carried by published entries",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page(reads=PAGING))
 def tags(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
-    return _paginate(request, paging, selectors.public_tags().order_by("name"), _tag_out)
+    return _paginate(request, paging, selectors.public_tags(), _tag_out)
 
 
 @api.get(
@@ -681,14 +701,14 @@ def tags(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-tag",
     summary="One topic and its published entries",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page)
 def tag(request: HttpRequest, slug: str) -> TagDetail:
     found = selectors.public_tags().filter(slug=slug).first()
     if found is None:
         raise ApiError(404, "No published entry carries this topic.")
     return TagDetail(
         **_tag_out(found).model_dump(),
-        entries=_entries(selectors.live_versions().filter(tags=found)),
+        entries=_entries(selectors.live_versions_naming(PublicRecord.Kind.TAG, found.object_id)),
     )
 
 
@@ -702,7 +722,7 @@ class SearchQuery(Paging):
     url_name="api-search",
     summary="Search published entries; term and alias matches first",
 )
-@decorate_view(require_safe, public_page)
+@decorate_view(public_page(reads=("q", *PAGING)))
 def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str, Any]:
     q = query.q.strip()
     if not q:
@@ -726,7 +746,6 @@ def openapi_document() -> dict[str, Any]:
     return dict(doc)
 
 
-@require_safe
 @public_page
 def openapi(request: HttpRequest) -> JsonResponse:
     return JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False})

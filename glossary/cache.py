@@ -1,28 +1,27 @@
-"""Caching for the public site: conditional GET and a page cache, dropped on every publish.
+"""Caching for the public site: conditional GET and a page cache the database keeps honest.
 
-Every public page is a function of the published content and the shared
-reference data (shows, episodes, people, organisations). Instead of tracking
-which page depends on which row, the whole public site shares one
-*generation*: a token stored in the cache and replaced whenever published
-content changes (`publishing.live_content_changed`) or reference data is
-saved. ETags include the generation and every stored page carries the one it
-was rendered under, so replacing it makes every cached page and every
-validator a browser holds stale at once, on every process that shares the
-cache (Redis in production; local memory is per-process and suits one
-process, tests and development). It is replaced twice per publish: at once, so
-the rest of the transaction sees fresh pages, and after commit, so a request
-that rendered the old content meanwhile cannot leave it in place.
+Every public page is a function of what is published. Instead of tracking which
+page depends on which row, the whole public site shares one *generation*: a
+random token in the database (`SiteGeneration`) that glossary.publishing
+replaces in the same transaction as every change readers can see (a publish, an
+unpublish, a re-render). ETags carry the generation and every stored page is
+tagged with the one it was rendered under; a page tagged with any other token
+is ignored. The database decides what is current, never the cache: a Redis
+restarted from an old snapshot, or one that missed an unpublish while it was
+down, holds only pages tagged with tokens that are no longer current, so nothing
+withdrawn can come back from it.
 
 Two levels. Each process keeps the pages it served last in memory (a small
-LRU) and remembers the generation for PUBLIC_CACHE_SYNC_SECONDS before asking
-the shared cache again, so a cached page costs no network round trip; behind
-it, the shared cache (Redis) holds pages for every process. The process that
-publishes sees the new generation at once; the others within
-PUBLIC_CACHE_SYNC_SECONDS (0 asks the shared cache on every request).
+LRU) and trusts the token it last read for PUBLIC_CACHE_SYNC_SECONDS before
+asking the database again, so a cached page costs no round trip; behind it the
+shared cache (Redis in production) holds pages for every process. The process
+that publishes forgets its token when the transaction commits; the others see
+the change within PUBLIC_CACHE_SYNC_SECONDS (0: they ask on every request).
 
-Only views wrapped in `public_page` are cached. The workflow's preview pages
-never are, and nothing here reads the session or the user, so a cached page is
-the same for everyone.
+A cache key uses only the query parameters the page reads (`public_page(reads=…)`),
+so junk query strings cannot grow the cache. Only views wrapped in
+`public_page` are cached; previews never are, and nothing here reads the
+session or the user, so a cached page is the same for everyone.
 """
 
 from __future__ import annotations
@@ -32,29 +31,31 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, overload
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
-from django.db.models.signals import post_delete, post_save
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
+from django.db.models.signals import post_delete
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseNotAllowed,
+    HttpResponseNotModified,
+)
 from django.template.response import TemplateResponse
 from django.utils.http import http_date, parse_http_date_safe
 
 from glossary import models
 from glossary.signals import live_content_changed
 
-GENERATION_KEY = "public:generation"
 PAGE_KEY_PREFIX = "public:page"
+SAFE_METHODS = ("GET", "HEAD")
 
 View = Callable[..., HttpResponseBase]
-
-
-def _new_generation() -> str:
-    # Nanoseconds since the epoch: unique per change and doubles as Last-Modified.
-    return f"{time.time_ns():x}"
+Generation = tuple[str, int]  # the token, and when it was set (seconds since the epoch)
 
 
 class _Local:
@@ -62,20 +63,25 @@ class _Local:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.generation = ""
+        self.generation: Generation | None = None
         self.read_at = 0.0
         self.pages: OrderedDict[str, tuple[str, bytes, str]] = OrderedDict()
 
-    def remember(self, gen: str) -> None:
+    def remember(self, gen: Generation) -> None:
         with self.lock:
-            if gen != self.generation:
+            if self.generation is None or gen[0] != self.generation[0]:
                 self.pages.clear()
             self.generation, self.read_at = gen, time.monotonic()
 
-    def page(self, key: str, gen: str) -> tuple[str, bytes, str] | None:
+    def forget(self) -> None:
+        with self.lock:
+            self.generation = None
+            self.pages.clear()
+
+    def page(self, key: str, token: str) -> tuple[str, bytes, str] | None:
         with self.lock:
             stored = self.pages.get(key)
-            if stored is None or stored[0] != gen:
+            if stored is None or stored[0] != token:
                 return None
             self.pages.move_to_end(key)
             return stored
@@ -91,38 +97,33 @@ class _Local:
 _local = _Local()
 
 
-def generation() -> str:
-    """The current generation token, created on first use (e.g. after a cache flush)."""
-    gen = cache.get(GENERATION_KEY)
-    if gen is None:
-        cache.add(GENERATION_KEY, _new_generation(), timeout=None)
-        gen = cache.get(GENERATION_KEY) or _new_generation()
-    _local.remember(str(gen))
-    return str(gen)
+def generation() -> Generation:
+    """The current generation, read from the database."""
+    row = models.SiteGeneration.objects.values_list("token", "changed_at").first()
+    if row is None:
+        # Nothing was ever published on this database.
+        gen: Generation = ("none", 0)
+    else:
+        token, changed_at = row
+        gen = (token, int(changed_at.timestamp()))
+    _local.remember(gen)
+    return gen
 
 
-def _current_generation() -> str:
-    if _local.generation and time.monotonic() - _local.read_at < settings.PUBLIC_CACHE_SYNC_SECONDS:
-        return _local.generation
+def _current_generation() -> Generation:
+    known = _local.generation
+    if known is not None and time.monotonic() - _local.read_at < settings.PUBLIC_CACHE_SYNC_SECONDS:
+        return known
     return generation()
 
 
 def invalidate(**_: Any) -> None:
-    """Make every cached public page and every ETag handed out so far stale."""
-    gen = _new_generation()
-    cache.set(GENERATION_KEY, gen, timeout=None)
-    _local.remember(gen)
+    """Forget what this process remembers, so its next request asks the database."""
+    _local.forget()
 
 
-def _last_modified(gen: str) -> int:
-    try:
-        return int(gen, 16) // 1_000_000_000
-    except ValueError:
-        return int(time.time())
-
-
-def _etag(gen: str, path: str) -> str:
-    digest = hashlib.blake2b(f"{gen}\n{path}".encode(), digest_size=10).hexdigest()
+def _etag(token: str, key: str) -> str:
+    digest = hashlib.blake2b(f"{token}\n{key}".encode(), digest_size=10).hexdigest()
     return f'"{digest}"'
 
 
@@ -147,113 +148,99 @@ def cache_control() -> str:
     return "public, max-age=0, must-revalidate"
 
 
-def _add_validators(response: HttpResponseBase, etag: str, last_modified: int) -> None:
+def _answer(
+    request: HttpRequest, response: HttpResponseBase, etag: str, last_modified: int | None
+) -> HttpResponseBase:
+    """The page, or 304 when the client already holds it; validators on both."""
+    if _not_modified(request, etag, last_modified):
+        response = HttpResponseNotModified()
     response.headers["ETag"] = etag
-    response.headers["Last-Modified"] = http_date(last_modified)
+    if last_modified is not None:
+        response.headers["Last-Modified"] = http_date(last_modified)
     response.headers["Cache-Control"] = cache_control()
-
-
-def _uncached(view: View, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-    """Without the page cache: render every time, with an ETag made from the content."""
-    response = view(request, *args, **kwargs)
-    if response.status_code != 200 or getattr(response, "streaming", False):
-        return response
-    if isinstance(response, TemplateResponse):
-        response = response.render()
-    assert isinstance(response, HttpResponse)  # noqa: S101 - not streaming, checked above
-    etag = f'"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = cache_control()
-    if _not_modified(request, etag, None):
-        not_modified = HttpResponseNotModified()
-        not_modified.headers["ETag"] = etag
-        not_modified.headers["Cache-Control"] = response.headers["Cache-Control"]
-        return not_modified
     return response
 
 
-def public_page(view: View) -> View:
-    """Serve `view` with ETag/Last-Modified/Cache-Control, 304s and the page cache.
+def _rendered(response: HttpResponseBase) -> HttpResponse | None:
+    """A 200 with its body in hand, or None for anything that must pass through as it is."""
+    if response.status_code != 200 or getattr(response, "streaming", False):
+        return None
+    if isinstance(response, TemplateResponse):
+        response = response.render()
+    return response if isinstance(response, HttpResponse) else None
 
-    Only successful GET/HEAD responses are stored; anything else (404, redirects,
-    other methods) passes through untouched and uncached.
+
+def cache_key(request: HttpRequest, reads: Sequence[str]) -> str:
+    """The page's identity: its path and the values of the parameters it reads, nothing else."""
+    params = [(name, request.GET.get(name, "")) for name in sorted(reads) if name in request.GET]
+    identity = request.path + ("?" + urlencode(params) if params else "")
+    return identity
+
+
+def _serve(
+    view: View, reads: Sequence[str], request: HttpRequest, *args: Any, **kwargs: Any
+) -> HttpResponseBase:
+    if request.method not in SAFE_METHODS:
+        return HttpResponseNotAllowed(SAFE_METHODS)
+    if not settings.PUBLIC_PAGE_CACHE:
+        response = view(request, *args, **kwargs)
+        page = _rendered(response)
+        if page is None:
+            return response
+        digest = hashlib.blake2b(page.content, digest_size=10).hexdigest()
+        return _answer(request, page, f'"{digest}"', None)
+
+    identity = cache_key(request, reads)
+    key = f"{PAGE_KEY_PREFIX}:{hashlib.blake2b(identity.encode(), digest_size=16).hexdigest()}"
+    token, changed_at = _current_generation()
+    etag = _etag(token, identity)
+    stored = _local.page(key, token)
+    if stored is None:
+        shared = cache.get(key)
+        # A page stored under any other generation is ignored: it may be withdrawn.
+        if isinstance(shared, tuple) and len(shared) == 3 and shared[0] == token:
+            stored = shared
+            _local.keep(key, stored)
+    if stored is not None:
+        return _answer(request, HttpResponse(stored[1], content_type=stored[2]), etag, changed_at)
+
+    # Validators are answered only for a page that exists: a 304 for an unknown
+    # address would tell a client it still holds something we never published.
+    response = view(request, *args, **kwargs)
+    page = _rendered(response)
+    if page is None:
+        return response
+    if not page.cookies:
+        stored = (token, page.content, page["Content-Type"])
+        cache.set(key, stored)
+        _local.keep(key, stored)
+    return _answer(request, page, etag, changed_at)
+
+
+@overload
+def public_page(view: View) -> View: ...
+@overload
+def public_page(*, reads: Sequence[str] = ()) -> Callable[[View], View]: ...
+def public_page(view: View | None = None, *, reads: Sequence[str] = ()) -> Any:
+    """Serve a public view with ETag/Last-Modified/Cache-Control, 304s and the page cache.
+
+    GET and HEAD only (405 otherwise). `reads` names the query parameters the
+    view uses; the cache key and ETag ignore every other. Only successful
+    responses are stored; anything else passes through untouched and uncached.
     """
 
-    @functools.wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if request.method not in ("GET", "HEAD"):
-            return view(request, *args, **kwargs)
-        if not settings.PUBLIC_PAGE_CACHE:
-            return _uncached(view, request, *args, **kwargs)
-        path = request.get_full_path()
-        key = f"{PAGE_KEY_PREFIX}:{hashlib.blake2b(path.encode(), digest_size=16).hexdigest()}"
-        gen = _current_generation()
-        etag = _etag(gen, path)
-        last_modified = _last_modified(gen)
-        if _not_modified(request, etag, last_modified):
-            response: HttpResponseBase = HttpResponseNotModified()
-            _add_validators(response, etag, last_modified)
-            return response
+    def decorate(inner: View) -> View:
+        @functools.wraps(inner)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            return _serve(inner, reads, request, *args, **kwargs)
 
-        stored = _local.page(key, gen)
-        if stored is None:
-            shared = cache.get(key)
-            # A page stored under an older generation is simply ignored.
-            if shared is not None and shared[0] == gen:
-                stored = shared
-                _local.keep(key, stored)
-        if stored is not None:
-            response = HttpResponse(stored[1], content_type=stored[2])
-            _add_validators(response, etag, last_modified)
-            return response
+        return wrapper
 
-        response = view(request, *args, **kwargs)
-        if response.status_code != 200 or getattr(response, "streaming", False):
-            return response
-        if isinstance(response, TemplateResponse):
-            response = response.render()
-        assert isinstance(response, HttpResponse)  # noqa: S101 - not streaming, checked above
-        _add_validators(response, etag, last_modified)
-        if not response.cookies:
-            stored = (gen, response.content, response["Content-Type"])
-            cache.set(key, stored)
-            _local.keep(key, stored)
-        return response
-
-    return wrapper
-
-
-def _invalidate_now_and_after_commit() -> None:
-    # Now, so the rest of this transaction (and tests, whose transactions never
-    # commit) see fresh pages; after commit, so a request that cached the old page
-    # while the transaction was open cannot leave it in place.
-    invalidate()
-    transaction.on_commit(invalidate)
-
-
-def _entry_saved(update_fields: frozenset[str] | None = None, **_: Any) -> None:
-    # Editors save the working copy all day; only a change of live version is public.
-    if update_fields and "live_version" in update_fields:
-        _invalidate_now_and_after_commit()
-
-
-def _changed(**_: Any) -> None:
-    _invalidate_now_and_after_commit()
+    return decorate(view) if view is not None else decorate
 
 
 def connect_signals() -> None:
-    """Drop the page cache when published content or the reference data it shows changes."""
+    """Forget this process's memory when published content changes (after commit)."""
     live_content_changed.connect(invalidate, dispatch_uid="glossary.cache.invalidate")
-    post_save.connect(_entry_saved, sender=models.Entry, dispatch_uid="glossary.cache.entry")
-    post_delete.connect(_changed, sender=models.Entry, dispatch_uid="glossary.cache.entry.del")
-    for model in (
-        models.Show,
-        models.Episode,
-        models.Sponsorship,
-        models.Appearance,
-        models.Person,
-        models.Organisation,
-    ):
-        uid = f"glossary.cache.invalidate.{model.__name__}"
-        post_save.connect(_changed, sender=model, dispatch_uid=uid + ".save")
-        post_delete.connect(_changed, sender=model, dispatch_uid=uid + ".delete")
+    # Deleting an entry takes its versions with it.
+    post_delete.connect(invalidate, sender=models.Entry, dispatch_uid="glossary.cache.entry.del")

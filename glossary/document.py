@@ -236,7 +236,7 @@ class Facts:
             return None
         for appearance in self.episodes[episode].appearances:
             if appearance.person == person and appearance.affiliation is not None:
-                return self.organisations[appearance.affiliation]
+                return self.organisations.get(appearance.affiliation)
         return None
 
 

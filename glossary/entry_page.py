@@ -102,7 +102,11 @@ def sponsorship_sentence(
 
 
 def _sponsors(facts: Facts, episode: Episode) -> list[tuple[str, int | None]]:
-    return [(facts.organisations[s.organisation].name, s.read_at) for s in episode.sponsors]
+    return [
+        (facts.organisations[s.organisation].name, s.read_at)
+        for s in episode.sponsors
+        if s.organisation in facts.organisations
+    ]
 
 
 @dataclass(frozen=True)
@@ -204,8 +208,7 @@ def disclosure_text(facts: Facts, d: Disclosure) -> str:
     return d.text.strip()
 
 
-def _show_paragraph(doc: EntryDocument) -> SafeString:
-    facts = doc.facts
+def _show_paragraph(doc: EntryDocument, facts: Facts) -> SafeString:
     sentences: list[SafeString] = []
     for ref in doc.references:
         link = moment(facts, ref.episode, ref.at).link(
@@ -242,9 +245,14 @@ def _see_also(doc: EntryDocument, live_links: LiveLinks) -> SafeString:
     return format_html("See also {}.", joined)
 
 
-def article(doc: EntryDocument, live_links: LiveLinks) -> Article:
-    """What _article.html shows of `doc`; `live_links` are the see-also targets with a page."""
-    facts = doc.facts
+def article(doc: EntryDocument, live_links: LiveLinks, facts: Facts | None = None) -> Article:
+    """What _article.html shows of `doc`; `live_links` are the see-also targets with a page.
+
+    `facts` are what the page says about the people, episodes and sources `doc`
+    names: a live page's are the approved public records (glossary.records); a
+    preview shows the version's own.
+    """
+    facts = facts or doc.facts
     quotes = [
         QuoteView(
             text=q.text,
@@ -276,7 +284,7 @@ def article(doc: EntryDocument, live_links: LiveLinks) -> Article:
         slug=doc.slug,
         summary=doc.summary,
         body_html=mark_safe(render_markdown(doc.body)),  # noqa: S308 - sanitised by nh3
-        show_paragraph=_show_paragraph(doc),
+        show_paragraph=_show_paragraph(doc, facts),
         see_also=_see_also(doc, live_links),
         quotes=quotes,
         any_edited=any(q.lightly_edited for q in quotes),
@@ -285,9 +293,9 @@ def article(doc: EntryDocument, live_links: LiveLinks) -> Article:
     )
 
 
-def render_article(doc: EntryDocument, live_links: LiveLinks) -> str:
+def render_article(doc: EntryDocument, live_links: LiveLinks, facts: Facts | None = None) -> str:
     """The article alone, as a preview shows a version nobody has published."""
-    return render_to_string("glossary/_article.html", {"article": article(doc, live_links)})
+    return render_to_string("glossary/_article.html", {"article": article(doc, live_links, facts)})
 
 
 def _time(value: datetime.datetime | datetime.date) -> str:
@@ -316,6 +324,7 @@ def _after_article(
 def render_page(
     doc: EntryDocument,
     *,
+    facts: Facts,
     live_links: LiveLinks,
     published: datetime.datetime | None,
     modified: datetime.datetime | None,
@@ -328,11 +337,11 @@ def render_page(
     versions, newest first.
     """
     structured = jsonld.entry_jsonld(
-        doc, live_links=live_links, date_published=published, date_modified=modified
+        doc, facts=facts, live_links=live_links, date_published=published, date_modified=modified
     )
     return "\n".join(
         [
-            render_article(doc, live_links),
+            render_article(doc, live_links, facts),
             jsonld.script_tag(structured),
             _after_article(modified, corrections),
         ]

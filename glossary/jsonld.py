@@ -68,7 +68,7 @@ def _episode(facts: Facts, episode_id: int) -> dict[str, Any]:
         node["url"] = ep.listen_url
     if ep.air_date:
         node["datePublished"] = ep.air_date.isoformat()
-    sponsors = [_organisation(facts.organisations[s.organisation]) for s in ep.sponsors]
+    sponsors = [_organisation(facts.organisations.get(s.organisation)) for s in ep.sponsors]
     if sponsors:
         node["sponsor"] = [s for s in sponsors if s]
     return node
@@ -100,12 +100,12 @@ def _person(person: Person, affiliation: Organisation | None) -> dict[str, Any]:
 def entry_jsonld(
     doc: EntryDocument,
     *,
+    facts: Facts,
     live_links: LiveLinks,
     date_published: datetime.datetime | None = None,
     date_modified: datetime.datetime | None = None,
 ) -> dict[str, Any]:
     """The entry page's JSON-LD; `live_links` are the see-also targets readers can open."""
-    facts = doc.facts
     url = absolute(path_for("glossary:entry", doc.slug))
     term: dict[str, Any] = {
         "@type": "DefinedTerm",

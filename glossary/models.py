@@ -408,6 +408,71 @@ class EntryVersion(models.Model):
         return f"{self.term} v{self.number}"
 
 
+class PublicRecord(models.Model):
+    """What readers see of one show, episode, person, organisation, source or tag.
+
+    Reference data is shared by many entries and edited by anyone on the desk;
+    readers never see those rows. They see this record: the facts about the
+    object in the most recently published live version that names it, kept by
+    glossary.publishing whenever a version goes live or is withdrawn. A record
+    exists exactly while some live version names the object, so it is also the
+    visibility rule for the episode, person, organisation and tag pages.
+    """
+
+    class Kind(models.TextChoices):
+        SHOW = "show", "Show"
+        EPISODE = "episode", "Episode"
+        PERSON = "person", "Person"
+        ORGANISATION = "organisation", "Organisation"
+        SOURCE = "source", "Source"
+        TAG = "tag", "Tag"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    object_id = models.PositiveBigIntegerField()
+    # The public address: a person's, organisation's or tag's slug; an episode's
+    # "show-slug/season/number".
+    slug = models.CharField(max_length=300, blank=True)
+    name = models.CharField(max_length=300)
+    # How public lists order records of this kind.
+    sort_key = models.CharField(max_length=400)
+    data = models.JSONField(help_text="The facts, as the document of `version` states them.")
+    version = models.ForeignKey(
+        EntryVersion, on_delete=models.CASCADE, related_name="public_records"
+    )
+    published_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["kind", "sort_key"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "object_id"], name="publicrecord_unique_object")
+        ]
+        indexes = [
+            # Public pages look a person, organisation, tag or episode up by its address.
+            models.Index(fields=["kind", "slug"], name="publicrecord_address_idx"),
+            # Public lists page through one kind in order.
+            models.Index(fields=["kind", "sort_key"], name="publicrecord_list_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.name}"
+
+
+class SiteGeneration(models.Model):
+    """A token replaced in the same transaction as every change readers can see.
+
+    The public page cache tags pages and ETags with it, so the database, not the
+    cache, decides what is current: a cache restarted from an old snapshot cannot
+    serve a page withdrawn since (glossary.cache). A random token rather than a
+    counter, so a database restored from a backup cannot repeat an old value.
+    """
+
+    token = models.CharField(max_length=32)
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"generation {self.token}"
+
+
 class EntryRedirect(models.Model):
     """A public address that leads to a live entry: an old slug (301) or an alias."""
 

@@ -10,6 +10,8 @@ work and public views never re-assemble an entry. See docs/architecture.md.
 from __future__ import annotations
 
 import datetime
+import uuid
+from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -17,10 +19,11 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
-from glossary import api, document, entry_page, selectors
+from glossary import api, document, entry_page, records, selectors
+from glossary import cache as public_cache
 from glossary.document import Actor
 from glossary.jsonld import LiveLinks
-from glossary.models import Entry, EntryRedirect, EntryVersion
+from glossary.models import Entry, EntryRedirect, EntryVersion, SiteGeneration
 from glossary.signals import live_content_changed
 
 
@@ -82,8 +85,13 @@ def live_links(doc: document.EntryDocument) -> LiveLinks:
 
 
 def render_live(version: EntryVersion, entry: Entry) -> None:
-    """Render what readers get of `version`, the live version of `entry`: page and API answer."""
+    """Render what readers get of `version`, the live version of `entry`: page and API answer.
+
+    The page names people, episodes and sources as their public records do
+    (glossary.records): the approved facts, which a later publish may correct.
+    """
     doc = document.load(version.data)
+    facts = records.approved_facts(doc)
     links = live_links(doc)
     corrections = [
         (published_at, note)
@@ -95,6 +103,7 @@ def render_live(version: EntryVersion, entry: Entry) -> None:
     ]
     version.rendered_html = entry_page.render_page(
         doc,
+        facts=facts,
         live_links=links,
         published=entry.first_published_at,
         modified=entry.significant_change_at,
@@ -102,12 +111,28 @@ def render_live(version: EntryVersion, entry: Entry) -> None:
     )
     version.api_json = api.entry_detail(
         doc,
+        facts=facts,
         live_links=links,
         first_published=entry.first_published_at,
         updated=entry.significant_change_at,
         correction_note=version.correction_note,
     )
     version.save(update_fields=["rendered_html", "api_json"])
+
+
+def bump_generation() -> None:
+    """Mark, in this transaction, that what readers can see has changed (glossary.cache)."""
+    now, token = timezone.now(), uuid.uuid4().hex
+    if not SiteGeneration.objects.update(token=token, changed_at=now):
+        SiteGeneration.objects.create(token=token, changed_at=now)
+
+
+def _readers_see_a_change(entry_id: int | None) -> None:
+    bump_generation()
+    # This process forgets its cached pages now, so the rest of the transaction sees
+    # fresh ones; every process is told again once the change is committed.
+    public_cache.invalidate()
+    transaction.on_commit(lambda: live_content_changed.send(sender=Entry, entry_id=entry_id))
 
 
 @transaction.atomic
@@ -121,7 +146,12 @@ def publish(
     comment: str = "",
     now: datetime.datetime | None = None,
 ) -> EntryVersion:
-    """Make `version` (by default a fresh snapshot of the working copy) what readers see."""
+    """Make `version` (by default a fresh snapshot of the working copy) what readers see.
+
+    What the version says about the people, episodes, organisations, sources
+    and tags it names becomes their public record; other live pages that show
+    them are rendered again with it.
+    """
     now = now or timezone.now()
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     previous = entry.live_version
@@ -151,11 +181,16 @@ def publish(
             "significant_change_at",
         ]
     )
+    keys = records.keys_of(document.load(version.data))
+    if previous is not None:
+        keys |= records.keys_of(document.load(previous.data))
+    changed = records.refresh(keys)
     render_live(version, entry)
+    _rerender_showing(changed, besides=version)
     _update_redirects(entry, version, previous)
     if previous is None or (previous.term, previous.slug) != (version.term, version.slug):
         rerender_linking(entry)
-    transaction.on_commit(lambda: live_content_changed.send(sender=Entry, entry_id=entry.pk))
+    _readers_see_a_change(entry.pk)
     return version
 
 
@@ -175,33 +210,53 @@ def _update_redirects(entry: Entry, version: EntryVersion, previous: EntryVersio
     )
 
 
-def _rerender(versions: list[EntryVersion]) -> int:
+def _rerender(versions: Iterable[EntryVersion]) -> int:
+    count = 0
     for version in versions:
         render_live(version, version.live_for)
-    return len(versions)
+        count += 1
+    return count
+
+
+def _rerender_showing(changed: set[records.Key], *, besides: EntryVersion | None = None) -> None:
+    """Render again the live pages that show an object whose public record just changed."""
+    ids: set[int] = set()
+    for kind, object_id in changed:
+        ids |= set(selectors.live_versions_naming(kind, object_id).values_list("pk", flat=True))
+    if besides is not None:
+        ids.discard(besides.pk)
+    _rerender(EntryVersion.objects.filter(pk__in=ids).select_related("live_for"))
 
 
 def rerender_linking(entry: Entry) -> None:
     """Re-render live pages whose see-also points at `entry`, now that its state changed."""
-    _rerender(
-        list(EntryVersion.objects.live().filter(see_also_targets=entry).select_related("live_for"))
-    )
+    _rerender(EntryVersion.objects.live().filter(see_also_targets=entry).select_related("live_for"))
 
 
 @transaction.atomic
 def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> None:
     """Take `entry` off the public site; its versions stay for history and rollback."""
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
+    withdrawn = entry.live_version
     entry.live_version = None
     entry.status = Entry.Status.ARCHIVED if archive else Entry.Status.DRAFT
     entry.has_unpublished_changes = True
     entry.save(update_fields=["live_version", "status", "has_unpublished_changes"])
+    if withdrawn is not None:
+        changed = records.refresh(records.keys_of(document.load(withdrawn.data)))
+        _rerender_showing(changed)
     rerender_linking(entry)
-    transaction.on_commit(lambda: live_content_changed.send(sender=Entry, entry_id=entry.pk))
+    _readers_see_a_change(entry.pk)
 
 
+@transaction.atomic
 def rerender_all() -> int:
-    """Render every live page again (after a template change; `manage.py rerender`)."""
-    count = _rerender(list(EntryVersion.objects.live().select_related("live_for")))
-    transaction.on_commit(lambda: live_content_changed.send(sender=Entry, entry_id=None))
+    """Bring every public record up to date and render every live page again.
+
+    After a template change, or to apply corrections already published with
+    another entry (`manage.py rerender`; every deploy runs it).
+    """
+    records.refresh(records.all_live_keys())
+    count = _rerender(EntryVersion.objects.live().select_related("live_for").iterator())
+    _readers_see_a_change(None)
     return count

@@ -2,8 +2,9 @@
 
 Views, feeds, the sitemap, search and the API all read through these functions
 and nothing else. An entry is public while it has a live version
-(`Entry.objects.published()`); everything else is public only while a live
-version names it:
+(`Entry.objects.published()`). Episodes, people, organisations and tags are
+public while a live version names them, and readers see them as their
+*public record* says (glossary.records), never as the desk's tables do:
 
 - an episode, when a live version draws on it;
 - a person, when a live version names them (quoted, cited, disclosed, or
@@ -12,9 +13,10 @@ version names it:
   employing someone on an episode the version draws on);
 - a tag, when a live version carries it.
 
-Anything else answers 404, so reference data typed in for a draft stays private.
-The versions' cross-reference indexes (EntryVersion.episodes, .people, ...) are
-filled from each version's document when it is saved (glossary.publishing).
+Anything else answers 404, so reference data typed in for a draft, or changed
+since the last publish, stays private. The versions' cross-reference indexes
+(EntryVersion.episodes, .people, ...) are filled from each version's document
+when it is saved (glossary.publishing).
 """
 
 from __future__ import annotations
@@ -25,11 +27,10 @@ from typing import Any
 
 from django.core.signals import setting_changed
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.utils import timezone
-from taggit.models import Tag
 
-from glossary.models import Entry, EntryVersion, Episode, Organisation, Person
+from glossary.models import Entry, EntryVersion, PublicRecord
 
 
 def published_entries() -> QuerySet[Entry]:
@@ -105,16 +106,6 @@ def live_version(slug: str) -> EntryVersion | None:
     return live_versions().select_related("live_for").filter(slug=slug).first()
 
 
-def _named_by_a_live_version(index: str, column: str) -> Exists:
-    """`Exists` a live version whose index `index` (an m2m of EntryVersion) names the row."""
-    through = getattr(EntryVersion, index).through
-    return Exists(
-        through.objects.filter(
-            **{f"{column}_id": OuterRef("pk"), "entryversion__live_for__isnull": False}
-        )
-    )
-
-
 def live_links(entry_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
     """Of these entries, those readers can open: id -> (term, slug) of the live version."""
     ids = list(entry_ids)
@@ -124,26 +115,61 @@ def live_links(entry_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
     return {entry_id: (term, slug) for entry_id, term, slug in rows}
 
 
-def public_episodes() -> QuerySet[Episode]:
-    return Episode.objects.filter(_named_by_a_live_version("episodes", "episode"))
+# The version index that says a live version names an object of each kind.
+_INDEX: dict[str, str] = {
+    PublicRecord.Kind.EPISODE: "episodes",
+    PublicRecord.Kind.PERSON: "people",
+    PublicRecord.Kind.ORGANISATION: "organisations",
+    PublicRecord.Kind.SOURCE: "sources",
+    PublicRecord.Kind.TAG: "tags",
+    # A show is named through the episodes of it a version draws on.
+    PublicRecord.Kind.SHOW: "episodes__show",
+}
 
 
-def public_people() -> QuerySet[Person]:
-    return Person.objects.filter(_named_by_a_live_version("people", "person"))
+def live_versions_naming(kind: str, object_id: int) -> QuerySet[EntryVersion]:
+    """The live versions that name one object (a person quoted, an episode drawn on...)."""
+    return live_versions().filter(**{_INDEX[kind]: object_id}).distinct()
 
 
-def public_organisations() -> QuerySet[Organisation]:
-    return Organisation.objects.filter(_named_by_a_live_version("organisations", "organisation"))
+def version_index(kind: str) -> str:
+    return _INDEX[kind]
 
 
-def public_tags() -> QuerySet[Tag]:
+def public_records(kind: str) -> QuerySet[PublicRecord]:
+    return PublicRecord.objects.filter(kind=kind)
+
+
+def public_record(kind: str, slug: str) -> PublicRecord | None:
+    return public_records(kind).filter(slug=slug).first()
+
+
+def records_by_id(kind: str, ids: Iterable[int]) -> dict[int, PublicRecord]:
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    return {r.object_id: r for r in public_records(kind).filter(object_id__in=wanted)}
+
+
+def public_episodes() -> QuerySet[PublicRecord]:
+    return public_records(PublicRecord.Kind.EPISODE)
+
+
+def public_people() -> QuerySet[PublicRecord]:
+    return public_records(PublicRecord.Kind.PERSON)
+
+
+def public_organisations() -> QuerySet[PublicRecord]:
+    return public_records(PublicRecord.Kind.ORGANISATION)
+
+
+def public_tags() -> QuerySet[PublicRecord]:
     """Tags live versions carry, each with how many live entries carry it."""
-    tags: QuerySet[Tag] = Tag.objects.filter(_named_by_a_live_version("tags", "tag")).annotate(
-        entry_count=Count("entry_versions", filter=Q(entry_versions__live_for__isnull=False))
+    through = EntryVersion.tags.through
+    counts = (
+        through.objects.filter(tag_id=OuterRef("object_id"), entryversion__live_for__isnull=False)
+        .values("tag_id")
+        .annotate(n=Count("*"))
+        .values("n")
     )
-    return tags
-
-
-def public_episode_ids() -> QuerySet[Episode, Any]:
-    """The public episodes' ids, as a sub-select for filters."""
-    return public_episodes().values("pk")
+    return public_records(PublicRecord.Kind.TAG).annotate(entry_count=Subquery(counts))

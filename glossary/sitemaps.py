@@ -10,14 +10,9 @@ from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from glossary.models import Episode, Organisation, Person
-from glossary.selectors import (
-    public_episodes,
-    public_organisations,
-    public_people,
-    public_tags,
-    published_entries,
-)
+from glossary.models import PublicRecord
+from glossary.paths import path_for
+from glossary.selectors import public_records, published_entries
 
 
 class _Base(Sitemap[Any]):
@@ -59,36 +54,33 @@ class EntrySitemap(_Base):
         return changed
 
 
-class EpisodeSitemap(_Base):
+class _RecordSitemap(_Base):
+    """Every public page of one kind of record (glossary.records)."""
+
+    kind: str = ""
+    route: str = ""
+
     def items(self) -> Any:
-        return public_episodes().select_related("show").order_by("pk")
+        return public_records(self.kind).only("slug").order_by("slug")
 
-    def location(self, item: Episode) -> str:
-        return item.get_absolute_url()
-
-
-class PersonSitemap(_Base):
-    def items(self) -> Any:
-        return public_people().order_by("slug")
-
-    def location(self, item: Person) -> str:
-        return item.get_absolute_url()
+    def location(self, item: PublicRecord) -> str:
+        return path_for(self.route, *item.slug.split("/"))
 
 
-class OrganisationSitemap(_Base):
-    def items(self) -> Any:
-        return public_organisations().order_by("slug")
-
-    def location(self, item: Organisation) -> str:
-        return item.get_absolute_url()
+class EpisodeSitemap(_RecordSitemap):
+    kind, route = PublicRecord.Kind.EPISODE, "glossary:episode"
 
 
-class TagSitemap(_Base):
-    def items(self) -> Any:
-        return public_tags().order_by("slug")
+class PersonSitemap(_RecordSitemap):
+    kind, route = PublicRecord.Kind.PERSON, "glossary:person"
 
-    def location(self, item: Any) -> str:
-        return reverse("glossary:tag", args=[item.slug])
+
+class OrganisationSitemap(_RecordSitemap):
+    kind, route = PublicRecord.Kind.ORGANISATION, "glossary:organisation"
+
+
+class TagSitemap(_RecordSitemap):
+    kind, route = PublicRecord.Kind.TAG, "glossary:tag"
 
 
 SITEMAPS = {

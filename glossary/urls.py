@@ -2,7 +2,7 @@ from django.conf import settings
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 
-from glossary import api, views
+from glossary import api, reference_views, views
 from glossary.cache import public_page
 from glossary.feeds import EntryFeed
 from glossary.sitemaps import SITEMAPS
@@ -12,14 +12,16 @@ app_name = "glossary"
 urlpatterns = [
     path("", views.home, name="home"),
     path("glossary/<slug:slug>/", views.entry, name="entry"),
-    path("episodes/", views.episode_list, name="episodes"),
-    path("episodes/<slug:show>/<int:season>/<int:number>/", views.episode, name="episode"),
-    path("people/", views.person_list, name="people"),
-    path("people/<slug:slug>/", views.person, name="person"),
-    path("organisations/", views.organisation_list, name="organisations"),
-    path("organisations/<slug:slug>/", views.organisation, name="organisation"),
-    path("tags/", views.tag_list, name="tags"),
-    path("tags/<slug:slug>/", views.tag, name="tag"),
+    path("episodes/", reference_views.episode_list, name="episodes"),
+    path(
+        "episodes/<slug:show>/<int:season>/<int:number>/", reference_views.episode, name="episode"
+    ),
+    path("people/", reference_views.person_list, name="people"),
+    path("people/<slug:slug>/", reference_views.person, name="person"),
+    path("organisations/", reference_views.organisation_list, name="organisations"),
+    path("organisations/<slug:slug>/", reference_views.organisation, name="organisation"),
+    path("tags/", reference_views.tag_list, name="tags"),
+    path("tags/<slug:slug>/", reference_views.tag, name="tag"),
     path("search/", views.search_page, name="search"),
     path("feed/", public_page(EntryFeed()), name="feed"),
     path("sitemap.xml", public_page(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),

@@ -1,6 +1,7 @@
 """Conditional GET and the page cache: fast repeats, and never stale after a publish."""
 
 import time
+import uuid
 
 import pytest
 from django.db import connection
@@ -9,8 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from glossary import publishing, signals
-from glossary.cache import GENERATION_KEY
-from glossary.models import Entry, EntryVersion, Episode
+from glossary.models import Entry, EntryVersion, Episode, SiteGeneration
 from tests.workflow.formdata import form_data
 
 
@@ -123,33 +123,37 @@ def test_unpublishing_drops_cached_pages_at_once(client, widget):
     assert 'href="/glossary/widget/"' not in client.get("/").content.decode()
 
 
-def test_the_live_content_changed_signal_drops_the_cache(client, widget):
-    from django.core.cache import cache
-
+def test_after_the_live_content_changed_signal_this_process_asks_the_database(
+    client, widget, settings
+):
+    settings.PUBLIC_CACHE_SYNC_SECONDS = 3600
     etag = client.get("/glossary/widget/")["ETag"]
-    before = cache.get(GENERATION_KEY)
+    widget.refresh_from_db()
+    _publish_elsewhere(widget, "<p>Published elsewhere.</p>")
+    assert "First body." in client.get("/glossary/widget/").content.decode()
     signals.live_content_changed.send(sender=Entry, entry_id=widget.pk)
-    assert cache.get(GENERATION_KEY) != before
-    assert client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=etag).status_code == 200
+    response = client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200
+    assert "Published elsewhere." in response.content.decode()
 
 
-def test_publishing_drops_the_cache_again_after_commit(widget, django_capture_on_commit_callbacks):
-    from django.core.cache import cache
-
+def test_publishing_moves_the_generation_in_its_own_transaction(
+    widget, django_capture_on_commit_callbacks
+):
+    before = SiteGeneration.objects.get().token
     with django_capture_on_commit_callbacks() as callbacks:
         publishing.publish(Entry.objects.get(pk=widget.pk), material=False)
-    during = cache.get(GENERATION_KEY)
-    for callback in callbacks:
-        callback()
-    assert cache.get(GENERATION_KEY) != during
+        # Before the commit: any process reading the database sees the new token.
+        assert SiteGeneration.objects.get().token != before
+    assert callbacks, "this process is told to forget its copy after the commit"
 
 
-def test_editing_reference_data_drops_the_episode_page(client, demo):
+def test_editing_reference_data_leaves_the_public_episode_page_as_published(client, demo):
     assert "Episode 28" in client.get("/episodes/demo-show/2/28/").content.decode()
     episode = Episode.objects.get(number=28)
     episode.title = "Chips all the way down"
     episode.save()
-    assert "Chips all the way down" in client.get("/episodes/demo-show/2/28/").content.decode()
+    assert "Chips all the way down" not in client.get("/episodes/demo-show/2/28/").content.decode()
 
 
 def test_a_not_found_page_is_not_cached(client, make_entry):
@@ -182,13 +186,9 @@ def test_the_page_cache_works_on_real_redis_and_is_dropped_on_publish(client, wi
 
 
 def _publish_elsewhere(entry, body: str) -> None:
-    """What another process's publish leaves behind: new rows and a new shared generation."""
-    from django.core.cache import cache
-
-    from glossary.models import EntryVersion
-
+    """What another process's publish leaves behind: new rows and a new generation."""
     EntryVersion.objects.filter(pk=entry.live_version_id).update(rendered_html=body)
-    cache.set(GENERATION_KEY, f"{time.time_ns():x}", timeout=None)
+    SiteGeneration.objects.update(token=uuid.uuid4().hex)
 
 
 def test_with_no_sync_delay_a_publish_elsewhere_shows_at_once(client, widget, settings):

@@ -65,7 +65,7 @@ def test_the_sitemap_lists_public_reference_pages(client, demo):
         assert f"<loc>http://127.0.0.1:8000{path}</loc>" in locs
 
 
-def test_robots_allows_the_site_and_points_at_the_sitemap(client):
+def test_robots_allows_the_site_and_points_at_the_sitemap(client, db):
     body = client.get("/robots.txt").content.decode()
     assert "User-agent: *" in body
     assert "Disallow: /admin/" in body
