@@ -41,6 +41,7 @@ class Action(StrEnum):
     ROLLBACK = "rollback"
     CONFIRM_CITATION = "confirm_citation"
     SHARE_PREVIEW = "share_preview"
+    MANAGE_TAGS = "manage_tags"
 
 
 # The permissions each action needs (all of them).
@@ -59,6 +60,8 @@ ACTION_PERMISSIONS: dict[Action, tuple[str, ...]] = {
     Action.ROLLBACK: ("glossary.change_entry", "editorial.rollback_entry"),
     Action.CONFIRM_CITATION: ("glossary.change_citation", "editorial.confirm_citation"),
     Action.SHARE_PREVIEW: ("glossary.view_entry", "editorial.share_preview"),
+    # Renaming, merging or deleting a tag changes every entry carrying it.
+    Action.MANAGE_TAGS: ("taggit.change_tag", "editorial.publish_entry"),
 }
 
 _ENTRY_PARTS = ("episodereference", "quote", "disclosure", "citation", "seealso")
@@ -122,6 +125,9 @@ def _editor() -> list[str]:
         "editorial.archive_entry",
         "editorial.schedule_entry",
         "editorial.rollback_entry",
+        # Renaming, merging and deleting tags (each recorded in the entries they touch).
+        "taggit.change_tag",
+        "taggit.delete_tag",
     ]
     return perms
 

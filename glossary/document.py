@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -435,6 +435,46 @@ def build(entry: m.Entry) -> EntryDocument:
             for s in sorted({c.source for c in citations}, key=lambda s: s.pk)
         ],
     )
+
+
+def entries_showing(kind: str, object_ids: Iterable[int]) -> list[m.Entry]:
+    """The entries whose working copy names one of these objects (a `PublicRecord.Kind`).
+
+    What `build` would copy into their documents: a person quoted, cited or
+    disclosed, or on an episode the entry draws on; an organisation disclosed,
+    sponsoring, or employing someone on such an episode; the episode itself, its
+    show, a cited source, a tag.
+    """
+    ids = list(set(object_ids))
+    if not ids:
+        return []
+    kinds = m.PublicRecord.Kind
+
+    def drawing_on(episodes: Q) -> Q:
+        return (
+            Q(references__episode__in=m.Episode.objects.filter(episodes))
+            | Q(quotes__episode__in=m.Episode.objects.filter(episodes))
+            | Q(disclosures__episode__in=m.Episode.objects.filter(episodes))
+        )
+
+    if kind == kinds.PERSON:
+        names = Q(quotes__speaker__in=ids) | Q(references__speaker__in=ids)
+        names |= Q(disclosures__person__in=ids) | drawing_on(Q(appearances__person__in=ids))
+    elif kind == kinds.ORGANISATION:
+        names = Q(disclosures__organisation__in=ids)
+        names |= drawing_on(Q(sponsorships__organisation__in=ids))
+        names |= drawing_on(Q(appearances__affiliation__in=ids))
+    elif kind == kinds.EPISODE:
+        names = drawing_on(Q(pk__in=ids))
+    elif kind == kinds.SHOW:
+        names = drawing_on(Q(show__in=ids))
+    elif kind == kinds.SOURCE:
+        names = Q(citations__source__in=ids)
+    elif kind == kinds.TAG:
+        names = Q(tags__in=ids)
+    else:
+        raise ValueError(f"{kind!r} is not a kind of reference data.")
+    return list(m.Entry.objects.filter(names).distinct().order_by("pk"))
 
 
 # --- Writing a document back into the working copy (rollback) -----------------------------

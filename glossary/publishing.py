@@ -33,9 +33,15 @@ def _user(user: Actor) -> User | None:
 
 
 @transaction.atomic
-def save_version(entry: Entry, *, user: Actor = None, comment: str = "") -> EntryVersion:
-    """Freeze the working copy of `entry` as its next version."""
-    doc = document.build(entry)
+def save_version(
+    entry: Entry,
+    *,
+    user: Actor = None,
+    comment: str = "",
+    doc: document.EntryDocument | None = None,
+) -> EntryVersion:
+    """Freeze the working copy of `entry` (already built as `doc`, if given) as its next version."""
+    doc = doc or document.build(entry)
     # Lock the entry row so two saves cannot take the same version number.
     Entry.objects.select_for_update().filter(pk=entry.pk).first()
     number = (entry.versions.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -61,7 +67,13 @@ def save_version(entry: Entry, *, user: Actor = None, comment: str = "") -> Entr
 
 
 @transaction.atomic
-def record_edit(entry: Entry, *, user: Actor, comment: str = "") -> EntryVersion:
+def record_edit(
+    entry: Entry,
+    *,
+    user: Actor,
+    comment: str = "",
+    doc: document.EntryDocument | None = None,
+) -> EntryVersion:
     """Record a change to the working copy, credited to `user`, as the entry's next version.
 
     The one place an edit is marked: who and when, "has unpublished changes",
@@ -76,7 +88,27 @@ def record_edit(entry: Entry, *, user: Actor, comment: str = "") -> EntryVersion
     )
     entry.updated_at, entry.updated_by = now, _user(user)
     entry.has_unpublished_changes, entry.status = True, status
-    return save_version(entry, user=user, comment=comment)
+    return save_version(entry, user=user, comment=comment, doc=doc)
+
+
+@transaction.atomic
+def record_reference_change(
+    kind: str, object_ids: Iterable[int], *, user: Actor, what: str
+) -> list[EntryVersion]:
+    """A change to shared reference data, recorded in every entry whose page it would change.
+
+    Readers never see reference data as the desk's tables hold it (glossary.records):
+    each entry that shows the changed object gets a new version of its working copy,
+    credited to `user`, and the change reaches readers only when someone else
+    publishes one of them. Entries the change does not alter get no version.
+    """
+    versions = []
+    for entry in document.entries_showing(kind, object_ids):
+        doc = document.build(entry)
+        latest = entry.versions.order_by("-number").values_list("data", flat=True).first()
+        if latest != doc.dump():
+            versions.append(record_edit(entry, user=user, comment=what, doc=doc))
+    return versions
 
 
 def live_links(doc: document.EntryDocument) -> LiveLinks:

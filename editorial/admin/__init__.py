@@ -8,10 +8,17 @@ and one-click fixes), `dashboard`, and `urls` (the desk's own pages).
 """
 
 from django.contrib import admin
+from taggit.models import Tag
 
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
-from editorial.admin.reference import EpisodeAdmin, OrganisationAdmin, PersonAdmin, ShowAdmin
+from editorial.admin.reference import (
+    EpisodeAdmin,
+    OrganisationAdmin,
+    PersonAdmin,
+    ShowAdmin,
+    TagAdmin,
+)
 from editorial.admin.scheduling import InterestDisclosureWaiverAdmin, ScheduledActionAdmin
 from editorial.admin.sources import LinkCheckAdmin, SourceAdmin
 from editorial.models import InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
@@ -41,3 +48,7 @@ admin.site.register(Source, SourceAdmin)
 admin.site.register(LinkCheck, LinkCheckAdmin)
 admin.site.register(ScheduledAction, ScheduledActionAdmin)
 admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)
+# taggit's own admin lets any staff member merge tags across entries unrecorded.
+if admin.site.is_registered(Tag):
+    admin.site.unregister(Tag)
+admin.site.register(Tag, TagAdmin)

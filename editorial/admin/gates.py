@@ -33,6 +33,7 @@ from editorial import newsroom
 from editorial.gates import blocking_failures, run_gates, warnings
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
 from editorial.permissions import Action, acting_user, can
+from glossary import publishing
 from glossary.entry_page import sponsorship_sentence
 from glossary.models import Disclosure, Entry, Episode, Organisation
 
@@ -77,7 +78,13 @@ def generate_sponsorship(request: HttpRequest, entry_id: int, episode_id: int) -
                     order=order,
                     text="",
                 )
-                Entry.objects.filter(pk=entry.pk).update(has_unpublished_changes=True)
+                # A change to what the entry says: a version credited to who clicked,
+                # so they cannot approve it themselves.
+                publishing.record_edit(
+                    entry,
+                    user=acting_user(request),
+                    comment=f"Added the sponsorship disclosure for episode {episode.number}.",
+                )
         if exists:
             messages.info(request, f"“{entry.term}” already discloses episode {episode.number}.")
         else:

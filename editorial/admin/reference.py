@@ -1,14 +1,93 @@
 """Reference data in the admin: shows, episodes (with sponsors and appearances), people,
-organisations."""
+organisations and tags.
+
+Anyone on the desk may correct reference data, and no correction reaches readers
+by itself: readers see these objects as the last publish approved them
+(glossary.records). Saving one records a new version of every entry whose page
+it would change, credited to whoever saved (publishing.record_reference_change);
+the correction goes public when another editor publishes one of those entries.
+Each page says what readers see now.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
-from django.http import HttpRequest
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from taggit.models import Tag, TaggedItem
 
-from glossary.models import Appearance, Episode, Organisation, Person, Show, Sponsorship
+from editorial.permissions import Action, acting_user, can
+from glossary import publishing
+from glossary.models import (
+    Appearance,
+    Entry,
+    Episode,
+    PublicRecord,
+    Sponsorship,
+)
+
+
+def tell_what_was_recorded(request: HttpRequest, versions: list[Any], what: str) -> None:
+    if not versions:
+        messages.info(
+            request, f"{what} No entry's page shows it, so no entry needed a new version."
+        )
+        return
+    count = len({v.entry_id for v in versions})
+    entries = f"{count} entr{'y' if count == 1 else 'ies'}"
+    messages.warning(
+        request,
+        f"{what} Readers still see it as last published. {entries} showing it now have a "
+        "new version with this change, credited to you; it reaches readers when another "
+        "editor publishes one of them.",
+    )
+
+
+class ReferenceAdmin(admin.ModelAdmin[Any]):
+    """Reference data whose changes are recorded in the entries that show it."""
+
+    kind: str = ""
+    readers_see_help = "What readers see now: the last published facts."
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [*super().get_readonly_fields(request, obj), "readers_see"]
+
+    @admin.display(description="readers see")
+    def readers_see(self, obj: Any) -> SafeString | str:
+        if obj is None or obj.pk is None:
+            return "Nothing yet: readers see it once an entry that shows it is published."
+        record = PublicRecord.objects.filter(kind=self.kind, object_id=obj.pk).first()
+        if record is None:
+            return "Nothing: no published entry shows it."
+        return format_html(
+            "“{}”, as published {} (changes saved since reach readers when an entry showing "
+            "them is published by someone who did not make them)",
+            record.name,
+            record.published_at.date().isoformat(),
+        )
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        if not change:
+            return  # new reference data: no entry shows it yet
+        if not form.has_changed() and not any(fs.has_changed() for fs in formsets):
+            return
+        obj = form.instance
+        what = f"{obj._meta.verbose_name.capitalize()} “{obj}” changed."
+        versions = publishing.record_reference_change(
+            self.kind, [obj.pk], user=acting_user(request), what=what
+        )
+        tell_what_was_recorded(request, versions, what)
 
 
 class SponsorshipInline(admin.TabularInline[Sponsorship, Episode]):
@@ -23,13 +102,15 @@ class AppearanceInline(admin.TabularInline[Appearance, Episode]):
     autocomplete_fields = ["person", "affiliation"]
 
 
-class ShowAdmin(admin.ModelAdmin[Show]):
+class ShowAdmin(ReferenceAdmin):
+    kind = PublicRecord.Kind.SHOW
     list_display = ["name", "slug", "deep_link_style"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
 
 
-class EpisodeAdmin(admin.ModelAdmin[Episode]):
+class EpisodeAdmin(ReferenceAdmin):
+    kind = PublicRecord.Kind.EPISODE
     list_display = ["number", "title", "show", "season", "air_date"]
     list_filter = ["show", "season"]
     list_select_related = ["show"]
@@ -40,13 +121,116 @@ class EpisodeAdmin(admin.ModelAdmin[Episode]):
         return super().get_search_results(request, queryset.select_related("show"), search_term)
 
 
-class PersonAdmin(admin.ModelAdmin[Person]):
+class PersonAdmin(ReferenceAdmin):
+    kind = PublicRecord.Kind.PERSON
     list_display = ["name", "slug"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
 
 
-class OrganisationAdmin(admin.ModelAdmin[Organisation]):
+class OrganisationAdmin(ReferenceAdmin):
+    kind = PublicRecord.Kind.ORGANISATION
     list_display = ["name", "slug", "url"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
+
+
+class MergeTagsForm(forms.Form):
+    name = forms.CharField(
+        label="Merged tag",
+        max_length=100,
+        help_text="The tag the selected tags become; an existing tag of this name is reused.",
+    )
+
+
+class TagAdmin(ReferenceAdmin):
+    """Tags follow the roles: editors rename, merge and delete them; every entry a change
+    touches gets a version credited to the editor, and readers see it once published."""
+
+    kind = PublicRecord.Kind.TAG
+    list_display = ["name", "slug", "entries"]
+    ordering = ["name", "slug"]
+    search_fields = ["name"]
+    prepopulated_fields = {"slug": ["name"]}
+    actions = ["merge_tags"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tag]:
+        tags: QuerySet[Tag] = super().get_queryset(request)
+        annotated: QuerySet[Tag] = tags.annotate(tagged=Count("taggit_taggeditem_items"))
+        return annotated
+
+    @admin.display(description="entries", ordering="tagged")
+    def entries(self, obj: Any) -> int:
+        return int(getattr(obj, "tagged", 0))
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return can(request.user, Action.MANAGE_TAGS)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return can(request.user, Action.MANAGE_TAGS)
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        self.delete_queryset(request, type(obj).objects.filter(pk=obj.pk))
+
+    @transaction.atomic
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Tag]) -> None:
+        user = acting_user(request)
+        tags = list(queryset)
+        entries = Entry.objects.filter(tags__in=tags).distinct()
+        TaggedItem.objects.filter(tag__in=tags).delete()
+        versions = [
+            publishing.record_edit(entry, user=user, comment="Tags deleted: " + _names(tags))
+            for entry in entries
+        ]
+        Tag.objects.filter(pk__in=[t.pk for t in tags]).delete()
+        tell_what_was_recorded(request, versions, f"Deleted {_names(tags)}.")
+
+    @admin.action(description="Merge selected tags into one", permissions=["change"])
+    def merge_tags(self, request: HttpRequest, queryset: QuerySet[Tag]) -> HttpResponse | None:
+        tags = list(queryset.order_by("name"))
+        if len(tags) < 2:
+            self.message_user(
+                request, "Select at least two tags to merge; nothing was changed.", messages.ERROR
+            )
+            return None
+        form = MergeTagsForm(request.POST if "merge" in request.POST else None)
+        if not form.is_valid():
+            return TemplateResponse(
+                request,
+                "admin/taggit/tag/merge.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Merge tags",
+                    "opts": self.model._meta,
+                    "tags": tags,
+                    "form": form,
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+        versions = self._merge(tags, form.cleaned_data["name"].strip(), acting_user(request))
+        tell_what_was_recorded(
+            request, versions, f"Merged {_names(tags)} into “{form.cleaned_data['name']}”."
+        )
+        return HttpResponseRedirect(reverse("admin:taggit_tag_changelist"))
+
+    @transaction.atomic
+    def _merge(self, tags: list[Tag], name: str, user: Any) -> list[Any]:
+        if not can(user, Action.MANAGE_TAGS):
+            raise PermissionDenied("Only editors can merge tags.")
+        target = Tag.objects.filter(name__iexact=name).first() or Tag.objects.create(name=name)
+        entries = Entry.objects.filter(tags__in=tags).distinct()
+        versions = []
+        for entry in entries:
+            names = {t.name for t in entry.tags.all()} - {t.name for t in tags} | {target.name}
+            entry.tags.set(sorted(names))
+            versions.append(
+                publishing.record_edit(
+                    entry, user=user, comment=f"Tags merged into “{target.name}”."
+                )
+            )
+        Tag.objects.filter(pk__in=[t.pk for t in tags if t.pk != target.pk]).delete()
+        return versions
+
+
+def _names(tags: list[Tag]) -> str:
+    return ", ".join(f"“{t.name}”" for t in tags)

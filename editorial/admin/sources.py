@@ -18,9 +18,18 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from editorial import newsroom
-from editorial.permissions import Action, can
+from editorial.admin.reference import ReferenceAdmin
+from editorial.permissions import Action, acting_user, can
 from editorial.tasks import queue_check_now
-from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, LinkCheck, Source, normalise_url
+from glossary import publishing
+from glossary.models import (
+    CHANGED_SINCE_CONFIRMED,
+    Citation,
+    LinkCheck,
+    PublicRecord,
+    Source,
+    normalise_url,
+)
 
 HISTORY_ROWS = 20
 
@@ -56,7 +65,8 @@ class ChangedSinceConfirmedFilter(admin.SimpleListFilter):
         return queryset
 
 
-class SourceAdmin(admin.ModelAdmin[Source]):
+class SourceAdmin(ReferenceAdmin):
+    kind = PublicRecord.Kind.SOURCE
     list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
     list_filter = ["health", "kind", "citation_status", ChangedSinceConfirmedFilter]
     search_fields = ["title", "publisher", "url"]
@@ -65,7 +75,7 @@ class SourceAdmin(admin.ModelAdmin[Source]):
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[Any]:
         fieldsets: list[Any] = [
-            (None, {"fields": ["url", "title", "publisher", "kind"]}),
+            (None, {"fields": ["url", "title", "publisher", "kind", "readers_see"]}),
             ("Archive", {"fields": ["citation_status", "archive_url", "archive_date"]}),
         ]
         if obj is not None:
@@ -162,14 +172,25 @@ class SourceAdmin(admin.ModelAdmin[Source]):
                 source.confirmed_fingerprint = source.last_fingerprint
                 source.confirmed_at = now
             Source.objects.bulk_update(sources, ["confirmed_fingerprint", "confirmed_at"])
+            user = acting_user(request)
             cited = Citation.objects.filter(source__in=sources).update(
-                checked_on=today, checked_by=request.user
+                checked_on=today, checked_by=user
             )
+            # New check dates are a change to each citing entry: recorded as its version,
+            # published by someone other than the fact-checker.
+            versions = publishing.record_reference_change(
+                PublicRecord.Kind.SOURCE,
+                [s.pk for s in sources],
+                user=user,
+                what=f"Citations confirmed on {newsroom.format_date(today)}.",
+            )
+        entries = len({v.entry_id for v in versions})
         self.message_user(
             request,
-            f"Confirmed {len(sources)} source(s) today; {cited} citation(s) now show "
-            f"“checked {newsroom.format_date(today)}”. Future text changes are "
-            "measured from now.",
+            f"Confirmed {len(sources)} source(s) today; {cited} citation(s) now say "
+            f"“checked {newsroom.format_date(today)}”, saved as a new version of "
+            f"{entries} entr{'y' if entries == 1 else 'ies'}; readers see the new date once "
+            "an editor publishes them. Future text changes are measured from now.",
             messages.SUCCESS,
         )
 

@@ -118,6 +118,16 @@ def _confirm(entry, client, **_):
     return citation.checked_on == datetime.date(2026, 11, 29)
 
 
+def _merge_tags(entry, client, **_):
+    entry.tags.set(["AI", "Artificial intelligence"])
+    selected = [str(t.pk) for t in entry.tags.all()]
+    client.post(
+        "/admin/taggit/tag/",
+        {"action": "merge_tags", "_selected_action": selected, "merge": "1", "name": "AI"},
+    )
+    return sorted(t.name for t in entry.tags.all()) == ["AI"]
+
+
 def _schedule(entry, client, **_):
     # Scheduling's pages are the gates engineer's; the permission is checked by can().
     return can(client.user, Action.SCHEDULE)
@@ -145,6 +155,7 @@ CASES = {
     Action.ROLLBACK: _rollback,
     Action.CONFIRM_CITATION: _confirm,
     Action.SHARE_PREVIEW: _share,
+    Action.MANAGE_TAGS: _merge_tags,
 }
 
 
