@@ -85,6 +85,12 @@ class ResilientRedisCache(RedisCache):
             "touch", False, lambda: super(ResilientRedisCache, self).touch(key, timeout, version)
         )
 
+    def incr(self, key: Any, delta: int = 1, version: Any = None) -> int:
+        # Only rate limits count in the cache: without Redis, nobody is limited.
+        return self._safely(
+            "incr", 0, lambda: super(ResilientRedisCache, self).incr(key, delta, version)
+        )
+
     def delete(self, key: Any, version: Any = None) -> bool:
         return self._safely(
             "delete", False, lambda: super(ResilientRedisCache, self).delete(key, version)

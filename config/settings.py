@@ -158,14 +158,17 @@ if STATIC_MANIFEST:
 # --- Cache and Celery ----------------------------------------------------------------------
 
 REDIS_URL = env_str("REDIS_URL", "")
+# The page cache's own Redis (bounded, LRU); the broker's by default, which
+# `check --deploy` warns about in production.
+CACHE_REDIS_URL = env_str("CACHE_REDIS_URL", "") or REDIS_URL
 HEALTH_CHECK_TIMEOUT = env_float("HEALTH_CHECK_TIMEOUT", 2.0, minimum=0.1)
 _CACHE_TIMEOUT = env_int("CACHE_TIMEOUT", 3600, minimum=0)
-if REDIS_URL:
+if CACHE_REDIS_URL:
     CACHES = {
         "default": {
             # A Redis outage degrades the cache to misses instead of failing pages.
             "BACKEND": "config.cache.ResilientRedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": CACHE_REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "glossary"),
             "TIMEOUT": _CACHE_TIMEOUT,
             "OPTIONS": {
@@ -279,6 +282,11 @@ PUBLIC_API_PAGE_SIZE = env_int("PUBLIC_API_PAGE_SIZE", 20, minimum=1)
 PUBLIC_CACHE_SYNC_SECONDS = env_float("PUBLIC_CACHE_SYNC_SECONDS", 1.0, minimum=0.0)
 # Pages each process keeps in its own memory in front of the shared cache.
 PUBLIC_CACHE_LOCAL_PAGES = env_int("PUBLIC_CACHE_LOCAL_PAGES", 256, minimum=0)
+# Per-client limits (glossary.throttle): requests per window, "" for none.
+PUBLIC_SEARCH_RATE_LIMIT = env_str("PUBLIC_SEARCH_RATE_LIMIT", "60/m")
+PUBLIC_API_RATE_LIMIT = env_str("PUBLIC_API_RATE_LIMIT", "300/m")
+# The client behind the trusted proxies, for the limits.
+RATELIMIT_IP_META_KEY = "config.security.client_ip"
 # Benchmarks only (bench/web): adds /bench/trivial/, a view with no queries or template.
 BENCH_TRIVIAL_VIEW = env_bool("BENCH_TRIVIAL_VIEW", False)
 

@@ -5,6 +5,8 @@ Content lives in `glossary`; this app only records what people did to it.
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -185,3 +187,34 @@ class SchedulerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ran at {self.last_run_at:%Y-%m-%d %H:%M:%S} UTC"
+
+
+class ShareLink(models.Model):
+    """A link that shows one version to someone outside the desk, without signing in.
+
+    The signed token in the link names this row (editorial.preview); the row says
+    whether it still works. Links die when the entry is unpublished, archived or
+    deleted, and anyone who may share previews can revoke one from the entry.
+    """
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="share_links")
+    version = models.ForeignKey(EntryVersion, on_delete=models.CASCADE, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    revoked_because = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Preview of {self.entry} v{self.version.number}"
+
+    def live_at(self, now: datetime.datetime) -> bool:
+        return self.revoked_at is None and now < self.expires_at

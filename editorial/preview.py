@@ -21,28 +21,53 @@ from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.safestring import mark_safe
 
+from editorial.models import ShareLink
 from editorial.permissions import Action, require
 from glossary import document, entry_page, publishing
 from glossary.models import Entry, EntryVersion
 
 app_name = "preview"
 
-SHARE_SALT = "editorial.preview.share"
+SHARE_SALT = "editorial.preview.share-link"
 
 
 def share_max_age() -> datetime.timedelta:
     return datetime.timedelta(hours=settings.PREVIEW_LINK_MAX_AGE_HOURS)
 
 
-def make_share_token(version: EntryVersion) -> str:
-    return signing.dumps({"v": version.pk, "e": version.entry_id}, salt=SHARE_SALT, compress=True)
+def make_share_token(link: ShareLink) -> str:
+    # A new salt: links from before links could be revoked no longer open anything.
+    return signing.dumps({"l": link.pk}, salt=SHARE_SALT, compress=True)
 
 
-def share_url(version: EntryVersion) -> str:
-    return reverse("preview:shared", args=[make_share_token(version)])
+def share_url(link: ShareLink) -> str:
+    return reverse("preview:shared", args=[make_share_token(link)])
+
+
+def create_share_link(entry: Entry, *, user: Any) -> ShareLink:
+    """A new link to the latest version (saved first if the working copy moved on)."""
+    version = version_for_sharing(entry, user=user)
+    now = timezone.now()
+    return ShareLink.objects.create(
+        entry=entry,
+        version=version,
+        created_by=user,
+        created_at=now,
+        expires_at=now + share_max_age(),
+    )
+
+
+def revoke_link(link: ShareLink, *, user: Any) -> bool:
+    require(user, Action.SHARE_PREVIEW)
+    return bool(
+        ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(
+            revoked_at=timezone.now(), revoked_by=user, revoked_because="revoked"
+        )
+    )
 
 
 def version_for_sharing(entry: Entry, *, user: Any) -> EntryVersion:
@@ -115,36 +140,40 @@ def version_view(request: HttpRequest, entry_id: int, number: int) -> HttpRespon
     return _render(request, version, banner=banner)
 
 
+def _gone(request: HttpRequest, message: str) -> HttpResponse:
+    response = render(request, "preview/gone.html", {"message": message}, status=410)
+    return _private(response)
+
+
 def shared(request: HttpRequest, token: str) -> HttpResponse:
-    """A share link: no login, the signed token names the version and limits its life."""
-    max_age = share_max_age()
+    """A share link: no login; the signed token names a link that must still work."""
     try:
-        payload = signing.loads(token, salt=SHARE_SALT, max_age=max_age)
-    except signing.SignatureExpired:
-        response = render(
-            request,
-            "preview/expired.html",
-            {"hours": settings.PREVIEW_LINK_MAX_AGE_HOURS},
-            status=410,
-        )
-        return _private(response)
+        payload = signing.loads(token, salt=SHARE_SALT)
     except signing.BadSignature:
         raise Http404("This preview link is not valid.") from None
-    version = EntryVersion.objects.filter(pk=payload.get("v"), entry_id=payload.get("e")).first()
-    if version is None:
-        raise Http404("This preview link's version no longer exists.")
-    expires = _issued_at(token) + max_age
+    link_id = payload.get("l") if isinstance(payload, dict) else None
+    link = (
+        ShareLink.objects.select_related("version").filter(pk=link_id).first()
+        if isinstance(link_id, int)
+        else None
+    )
+    if link is None:
+        raise Http404("This preview link's entry no longer exists.")
+    if link.revoked_at is not None:
+        return _gone(request, "This preview link was withdrawn. Ask the editor who sent it.")
+    if timezone.now() >= link.expires_at:
+        hours = settings.PREVIEW_LINK_MAX_AGE_HOURS
+        return _gone(
+            request,
+            f"This preview link has expired: links work for {hours} hours. "
+            "Ask the editor who sent it for a new one.",
+        )
+    version = link.version
     banner = (
         f"Preview of version {version.number} of “{version.term}”, shared for review. "
         "It is not published; readers cannot see it."
     )
-    return _render(request, version, banner=banner, expires=expires)
-
-
-def _issued_at(token: str) -> datetime.datetime:
-    # A signed token is "payload:timestamp:signature"; the signature was verified above.
-    timestamp = token.rsplit(":", 2)[-2]
-    return datetime.datetime.fromtimestamp(signing.b62_decode(timestamp), tz=datetime.UTC)
+    return _render(request, version, banner=banner, expires=link.expires_at)
 
 
 urlpatterns = [

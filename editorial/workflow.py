@@ -19,10 +19,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from editorial.gates import run_gates
-from editorial.models import WorkflowEvent
+from editorial.models import ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
 from glossary import document, publishing
-from glossary.models import Entry, EntryVersion
+from glossary.models import Entry, EntryVersion, SeeAlso
 
 Status = Entry.Status
 
@@ -257,6 +257,15 @@ def publish_entry(
     return version
 
 
+def revoke_share_links(entry: Entry, *, user: Any, because: str) -> int:
+    """Stop every working preview link of `entry` (it was withdrawn); how many there were."""
+    return ShareLink.objects.filter(entry=entry, revoked_at__isnull=True).update(
+        revoked_at=timezone.now(),
+        revoked_by=user if user is not None and user.is_authenticated else None,
+        revoked_because=because,
+    )
+
+
 def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
     """Take the entry off the public site; its working copy becomes a draft."""
     require(user, Action.UNPUBLISH)
@@ -268,6 +277,7 @@ def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEv
             )
         before = locked.status
         publishing.unpublish(locked, user=user)
+        revoke_share_links(locked, user=user, because="unpublished")
         event = _log(
             locked, WorkflowEvent.Action.UNPUBLISH, before, Status.DRAFT, user, comment=comment
         )
@@ -286,11 +296,36 @@ def archive_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEven
             publishing.unpublish(locked, user=user, archive=True)
         else:
             _set_status(locked, Status.ARCHIVED)
+        revoke_share_links(locked, user=user, because="archived")
         event = _log(
             locked, WorkflowEvent.Action.ARCHIVE, before, Status.ARCHIVED, user, comment=comment
         )
     entry.refresh_from_db()
     return event
+
+
+def delete_entry(entry: Entry, *, user: Any) -> str:
+    """Delete an entry with all its versions and history (admins only); its term.
+
+    Readers lose it first, exactly as with an unpublish (its page, its records'
+    facts, every cached copy), its preview links die with it, and entries whose
+    working copy links to it by see-also get a version without that link,
+    credited to whoever deleted it.
+    """
+    require(user, Action.DELETE)
+    with transaction.atomic():
+        locked = _lock(entry)
+        term = locked.term
+        if locked.is_live:
+            publishing.unpublish(locked, user=user, archive=True)
+        linking = list(Entry.objects.filter(see_also__target=locked).exclude(pk=locked.pk))
+        SeeAlso.objects.filter(target=locked).delete()
+        for other in linking:
+            publishing.record_edit(
+                other, user=user, comment=f"See-also link to the deleted entry “{term}” removed."
+            )
+        locked.delete()
+    return term
 
 
 def restore_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:

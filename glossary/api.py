@@ -34,6 +34,7 @@ from glossary.markdown import render_markdown
 from glossary.models import PublicRecord
 from glossary.paths import absolute, path_for
 from glossary.search import MAX_QUERY_LENGTH, search
+from glossary.throttle import limited
 
 MAX_PAGE_SIZE = 100
 API_VERSION = "1.1.0"
@@ -489,6 +490,8 @@ api = NinjaAPI(
 ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error, 429: Error}
 # The parameters a list reads; the page cache keys on these and ignores any other.
 PAGING = ("page", "page_size")
+# Every client's API calls count against one limit (429 with Retry-After beyond it).
+LIMIT = limited("api", "PUBLIC_API_RATE_LIMIT")
 
 
 @api.exception_handler(ApiError)
@@ -523,7 +526,7 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
     url_name="api-entries",
     summary="Published entries, A to Z",
 )
-@decorate_view(public_page(reads=PAGING))
+@decorate_view(public_page(reads=PAGING), LIMIT)
 def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     rows = selectors.live_versions().order_by("term").values_list("term", "slug", "summary")
     return _paginate(request, paging, rows, lambda r: _entry_summary(*r))
@@ -535,7 +538,7 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-entry",
     summary="One published entry, as its page shows it",
 )
-@decorate_view(public_page)
+@decorate_view(public_page, LIMIT)
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
     stored = selectors.live_api_answer(slug)
     if stored is None:
@@ -550,7 +553,7 @@ def entry(request: HttpRequest, slug: str) -> HttpResponse:
     url_name="api-episodes",
     summary="Episodes that published entries draw on",
 )
-@decorate_view(public_page(reads=PAGING))
+@decorate_view(public_page(reads=PAGING), LIMIT)
 def episodes(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     result = _paginate(request, paging, selectors.public_episodes(), lambda r: r)
     result["results"] = _episodes_out(result["results"])
@@ -563,7 +566,7 @@ def episodes(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-episode",
     summary="One episode and the published entries drawn from it",
 )
-@decorate_view(public_page)
+@decorate_view(public_page, LIMIT)
 def episode(request: HttpRequest, id: int) -> EpisodeDetail:  # noqa: A002 - the path's name
     found = selectors.public_episodes().filter(object_id=id).first()
     if found is None:
@@ -609,7 +612,7 @@ def episode(request: HttpRequest, id: int) -> EpisodeDetail:  # noqa: A002 - the
     url_name="api-people",
     summary="People quoted or appearing on public episodes",
 )
-@decorate_view(public_page(reads=PAGING))
+@decorate_view(public_page(reads=PAGING), LIMIT)
 def people(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     return _paginate(request, paging, selectors.public_people(), _person_out)
 
@@ -620,7 +623,7 @@ def people(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-person",
     summary="One person and the published entries that quote or cite them",
 )
-@decorate_view(public_page)
+@decorate_view(public_page, LIMIT)
 def person(request: HttpRequest, slug: str) -> PersonDetail:
     found = selectors.public_record(PublicRecord.Kind.PERSON, slug)
     if found is None:
@@ -638,7 +641,7 @@ def person(request: HttpRequest, slug: str) -> PersonDetail:
     summary="Sponsors of public episodes, organisations their guests speak for, and "
     "organisations published entries disclose",
 )
-@decorate_view(public_page(reads=PAGING))
+@decorate_view(public_page(reads=PAGING), LIMIT)
 def organisations(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     return _paginate(request, paging, selectors.public_organisations(), _organisation_out)
 
@@ -650,7 +653,7 @@ def organisations(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]
     summary="One organisation: the public episodes it sponsored and the published entries "
     "that name it",
 )
-@decorate_view(public_page)
+@decorate_view(public_page, LIMIT)
 def organisation(request: HttpRequest, slug: str) -> OrganisationDetail:
     found = selectors.public_record(PublicRecord.Kind.ORGANISATION, slug)
     if found is None:
@@ -690,7 +693,7 @@ def organisation(request: HttpRequest, slug: str) -> OrganisationDetail:
     url_name="api-tags",
     summary="Topics carried by published entries",
 )
-@decorate_view(public_page(reads=PAGING))
+@decorate_view(public_page(reads=PAGING), LIMIT)
 def tags(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     return _paginate(request, paging, selectors.public_tags(), _tag_out)
 
@@ -701,7 +704,7 @@ def tags(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
     url_name="api-tag",
     summary="One topic and its published entries",
 )
-@decorate_view(public_page)
+@decorate_view(public_page, LIMIT)
 def tag(request: HttpRequest, slug: str) -> TagDetail:
     found = selectors.public_tags().filter(slug=slug).first()
     if found is None:
@@ -722,7 +725,7 @@ class SearchQuery(Paging):
     url_name="api-search",
     summary="Search published entries; term and alias matches first",
 )
-@decorate_view(public_page(reads=("q", *PAGING)))
+@decorate_view(public_page(reads=("q", *PAGING)), LIMIT)
 def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str, Any]:
     q = query.q.strip()
     if not q:

@@ -33,6 +33,7 @@ from glossary.models import EntryRedirect
 from glossary.pagination import PAGE_PARAM, page_link, pager, paginate
 from glossary.paths import absolute, path_for
 from glossary.search import normalise_query, search
+from glossary.throttle import limited
 
 RECENT_COUNT = 5
 
@@ -213,6 +214,7 @@ def _redirect_or_404(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
+@limited("search", "PUBLIC_SEARCH_RATE_LIMIT")
 @public_page(reads=("q",))
 def search_page(request: HttpRequest) -> HttpResponse:
     query = normalise_query(request.GET.get("q", ""))

@@ -20,6 +20,14 @@ TODAY = datetime.date(2026, 11, 30)
 
 
 @pytest.fixture(autouse=True)
+def generous_rate_limits(settings: Any) -> None:
+    # Tests make many requests from one address; tests/public/test_rate_limits.py sets
+    # the limits it checks.
+    settings.PUBLIC_SEARCH_RATE_LIMIT = "100000/m"
+    settings.PUBLIC_API_RATE_LIMIT = "100000/m"
+
+
+@pytest.fixture(autouse=True)
 def fast_passwords(settings: Any) -> None:
     # Real hashing costs about a second per user here; no test is about its strength.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -253,6 +253,25 @@ class EntryAdmin(admin.ModelAdmin[Entry]):
     def has_archive_permission(self, request: HttpRequest) -> bool:
         return can(request.user, Action.ARCHIVE)
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return can(request.user, Action.DELETE)
+
+    # --- deleting: admins only, and the whole history goes with the entry ---------------
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        # The versions and audit log go with the entry; whoever may delete an entry
+        # may delete its history, though nobody may delete history on its own.
+        to_delete, model_count, _, protected = super().get_deleted_objects(objs, request)
+        return to_delete, model_count, set(), protected
+
+    def delete_model(self, request: HttpRequest, obj: Entry) -> None:
+        workflow.delete_entry(obj, user=acting_user(request))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
+        user = acting_user(request)
+        for entry in queryset:
+            workflow.delete_entry(entry, user=user)
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))
         if obj is not None and not can(request.user, Action.EDIT):

@@ -24,8 +24,8 @@ from django.utils.html import format_html
 
 from editorial import preview, versions, workflow
 from editorial.gates import run_gates
-from editorial.models import WorkflowEvent
-from editorial.permissions import Action, can, require
+from editorial.models import ShareLink, WorkflowEvent
+from editorial.permissions import Action, acting_user, can, require
 from glossary import document
 from glossary.models import Entry, EntryVersion
 
@@ -66,6 +66,17 @@ class EntryWorkflowPages:
             "can_archive": can(user, Action.ARCHIVE) and status in workflow.ARCHIVE_FROM,
             "can_restore": can(user, Action.ARCHIVE) and status == Entry.Status.ARCHIVED,
             "can_share": can(user, Action.SHARE_PREVIEW),
+            "share_links": [
+                {
+                    "link": link,
+                    "revoke": reverse(
+                        "admin:glossary_entry_revoke_share", args=[entry.pk, link.pk]
+                    ),
+                }
+                for link in ShareLink.objects.filter(
+                    entry=entry, revoked_at__isnull=True, expires_at__gt=timezone.now()
+                ).select_related("created_by", "version")
+            ],
             "urls": self._entry_urls(entry),
         }
 
@@ -119,6 +130,13 @@ class EntryWorkflowPages:
                 "<int:object_id>/rollback/<int:number>/",
                 wrap(self.rollback_view),
                 name="glossary_entry_rollback",
+            )
+        )
+        urls.append(
+            path(
+                "<int:object_id>/share/<int:link_id>/revoke/",
+                wrap(self.revoke_share_view),
+                name="glossary_entry_revoke_share",
             )
         )
         return urls
@@ -265,19 +283,29 @@ class EntryWorkflowPages:
         self._post_only(request)
         require(request.user, Action.SHARE_PREVIEW)
         entry = self._entry(object_id)
-        version = preview.version_for_sharing(entry, user=request.user)
-        link = request.build_absolute_uri(preview.share_url(version))
+        link = preview.create_share_link(entry, user=acting_user(request))
         context = {
             **self.admin_site.each_context(request),
             "opts": Entry._meta,
             "original": entry,
             "title": f"Share a preview of “{entry.term}”",
-            "version": version,
-            "link": link,
-            "expires": timezone.now() + preview.share_max_age(),
+            "version": link.version,
+            "link": request.build_absolute_uri(preview.share_url(link)),
+            "expires": link.expires_at,
             "urls": self._entry_urls(entry),
         }
         return TemplateResponse(request, "admin/glossary/entry/share.html", context)
+
+    def revoke_share_view(self, request: HttpRequest, object_id: int, link_id: int) -> HttpResponse:
+        """Stop one share link (POST, from the entry's page)."""
+        self._post_only(request)
+        entry = self._entry(object_id)
+        link = get_object_or_404(ShareLink, pk=link_id, entry=entry)
+        if preview.revoke_link(link, user=acting_user(request)):
+            messages.success(request, "The preview link no longer works.")
+        else:
+            messages.info(request, "That preview link was already withdrawn.")
+        return self._back(entry)
 
     # --- history, compare, rollback ---------------------------------------------------
 

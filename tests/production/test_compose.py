@@ -49,8 +49,22 @@ def dotenv() -> dict[str, str]:
     return values
 
 
-def test_it_defines_the_database_redis_release_web_worker_and_beat(services: dict) -> None:
-    assert sorted(services) == sorted(["db", "redis", *APP_SERVICES])
+def test_it_defines_the_database_broker_cache_release_web_worker_and_beat(services: dict) -> None:
+    assert sorted(services) == sorted(["db", "redis", "cache", *APP_SERVICES])
+
+
+def test_the_page_cache_has_its_own_bounded_redis_so_it_cannot_starve_the_broker(
+    services: dict, dotenv: dict[str, str]
+) -> None:
+    cache = service_command(services["cache"], dotenv)
+    assert cache[cache.index("--maxmemory") + 1] == "256mb"
+    assert cache[cache.index("--maxmemory-policy") + 1] == "allkeys-lru"
+    broker = service_command(services["redis"], dotenv)
+    assert broker[broker.index("--maxmemory-policy") + 1] == "noeviction"
+    for name in APP_SERVICES:
+        env = service_environment(services[name], dotenv)
+        assert env["CACHE_REDIS_URL"] == "redis://cache:6379/0", name
+        assert env["REDIS_URL"] == "redis://redis:6379/0", name
 
 
 def test_the_app_is_defined_once_and_reused_by_every_app_service(services: dict) -> None:
@@ -125,6 +139,7 @@ def test_app_services_wait_for_healthy_services_and_a_finished_release(services:
         assert services[name]["depends_on"] == {
             "db": {"condition": "service_healthy"},
             "redis": {"condition": "service_healthy"},
+            "cache": {"condition": "service_healthy"},
             "migrate": {"condition": "service_completed_successfully"},
         }, name
     assert services["migrate"]["depends_on"] == {
@@ -134,7 +149,7 @@ def test_app_services_wait_for_healthy_services_and_a_finished_release(services:
 
 
 def test_every_long_running_service_restarts_and_has_a_healthcheck(services: dict) -> None:
-    for name in ["db", "redis", "web", "worker", "beat"]:
+    for name in ["db", "redis", "cache", "web", "worker", "beat"]:
         assert services[name]["restart"] == "unless-stopped", name
         check = services[name]["healthcheck"]
         assert check["test"][0] in ("CMD", "CMD-SHELL"), name

@@ -121,7 +121,7 @@ def test_production_is_https_only_caches_in_redis_and_hashes_static_files() -> N
         "'https')",
         "['https://glossary.example.com']",
         "config.cache.ResilientRedisCache",
-        "redis://redis:6379/0",
+        "redis://cache:6379/0",
         "whitenoise.storage.CompressedManifestStaticFilesStorage",
         "False",
     ]

@@ -382,6 +382,8 @@ def shape(tmp_path: Path) -> Iterator[Shape]:
                 # This machine instead of the compose network.
                 "DATABASE_URL": database_url,
                 "REDIS_URL": own_redis.url,
+                # Compose gives the cache its own Redis; here, another database of ours.
+                "CACHE_REDIS_URL": own_redis.url.rsplit("/", 1)[0] + "/1",
                 "STATIC_ROOT": str(tmp_path / "static"),
                 "CELERY_BEAT_SCHEDULE_FILENAME": str(tmp_path / "celerybeat-schedule"),
                 "GUNICORN_BIND": f"127.0.0.1:{web_port}",

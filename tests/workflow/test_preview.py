@@ -8,6 +8,7 @@ import re
 import pytest
 import time_machine
 from django.test import Client
+from django.utils import timezone
 
 from editorial import preview, workflow
 from glossary import document, entry_page, publishing
@@ -75,8 +76,24 @@ def test_a_share_link_works_without_a_login_and_says_it_is_a_preview(ready_entry
     _assert_private(shared)
 
 
+def _link(entry, user, **fields):
+    from editorial.models import ShareLink
+
+    version = fields.pop("version", None) or entry.versions.get(number=1)
+    now = timezone.now()
+    link = ShareLink.objects.create(
+        entry=entry,
+        version=version,
+        created_by=user,
+        created_at=now,
+        expires_at=now + preview.share_max_age(),
+        **fields,
+    )
+    return preview.share_url(link)
+
+
 def test_a_share_link_shows_the_version_it_was_made_for(ready_entry, writer):
-    token_url = preview.share_url(ready_entry.versions.get(number=1))
+    token_url = _link(ready_entry, writer)
     Entry.objects.filter(pk=ready_entry.pk).update(body="Later edit.")
     html = Client().get(token_url).content.decode()
     assert "Interconnect is explained here." in html
@@ -92,28 +109,28 @@ def test_sharing_saves_the_working_copy_first_when_it_moved_on(ready_entry, writ
     assert preview.version_for_sharing(ready_entry, user=writer) == version
 
 
-def test_a_share_link_expires(ready_entry, settings):
+def test_a_share_link_expires(ready_entry, writer, settings):
     settings.PREVIEW_LINK_MAX_AGE_HOURS = 48
     with time_machine.travel(NOW, tick=False):
-        url = preview.share_url(ready_entry.versions.get(number=1))
+        url = _link(ready_entry, writer)
         assert Client().get(url).status_code == 200
     with time_machine.travel(NOW + datetime.timedelta(hours=47, minutes=59), tick=False):
         assert Client().get(url).status_code == 200
     with time_machine.travel(NOW + datetime.timedelta(hours=48, seconds=1), tick=False):
         expired = Client().get(url)
     assert expired.status_code == 410
-    assert "This preview link has expired" in expired.content.decode()
+    assert "This preview link has expired: links work for 48 hours" in expired.content.decode()
     _assert_private(expired)
 
 
-def test_a_tampered_share_link_is_not_found(ready_entry):
-    url = preview.share_url(ready_entry.versions.get(number=1))
+def test_a_tampered_share_link_is_not_found(ready_entry, writer):
+    url = _link(ready_entry, writer)
     assert Client().get(url[:-3] + "abc/").status_code == 404
     assert Client().get("/preview/s/nonsense/").status_code == 404
 
 
-def test_a_share_link_to_a_deleted_entry_is_not_found(ready_entry):
-    url = preview.share_url(ready_entry.versions.get(number=1))
+def test_a_share_link_to_a_deleted_entry_is_not_found(ready_entry, writer):
+    url = _link(ready_entry, writer)
     Entry.objects.filter(pk=ready_entry.pk).delete()
     assert Client().get(url).status_code == 404
 
@@ -130,13 +147,14 @@ def test_a_share_link_needs_a_post(ready_entry, writer):
 
 
 def test_a_share_link_costs_a_fixed_number_of_queries(
-    ready_entry, make_entry, django_assert_num_queries
+    ready_entry, writer, make_entry, django_assert_num_queries
 ):
     from glossary.models import SeeAlso
     from glossary.publishing import save_version
 
     for i in range(5):
         SeeAlso.objects.create(entry=ready_entry, target=make_entry(f"Other {i}"), order=i)
-    url = preview.share_url(save_version(ready_entry))
+    url = _link(ready_entry, writer, version=save_version(ready_entry))
+    # The link with its version, then the see-also targets' live versions.
     with django_assert_num_queries(2):
         assert Client().get(url).status_code == 200
