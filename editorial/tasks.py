@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from functools import partial
 
-from celery import shared_task
+from celery import current_app, shared_task
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
@@ -53,8 +53,31 @@ def check_sources(source_ids: list[int], lease: str) -> dict[str, int]:
     return counts
 
 
+class QueueUnavailable(Exception):
+    """The broker does not answer, so nothing could be queued (and nothing was claimed)."""
+
+
+def ensure_queue_answers() -> None:
+    """Raise QueueUnavailable unless a task can be sent now (always true when eager)."""
+    app = current_app
+    if app.conf.task_always_eager:
+        return
+    try:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, timeout=2)
+    except Exception as exc:  # kombu raises a different error per transport
+        raise QueueUnavailable(
+            f"The task queue is not answering ({type(exc).__name__}); nothing was queued."
+        ) from exc
+
+
 def queue_check_now(source_ids: list[int]) -> int:
-    """Claim sources regardless of schedule and queue their check after commit."""
+    """Claim sources regardless of schedule and queue their check after commit.
+
+    Asks the broker first: with the queue down nothing is claimed, so the sources
+    keep their schedule instead of waiting out a claim no task will ever use.
+    """
+    ensure_queue_answers()
     with transaction.atomic():
         claim = service.claim_sources(source_ids)
         for batch in service.batches(claim.source_ids):

@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString
 from editorial import newsroom
 from editorial.admin.reference import ReferenceAdmin
 from editorial.permissions import Action, acting_user, can
-from editorial.tasks import queue_check_now
+from editorial.tasks import QueueUnavailable, queue_check_now
 from glossary import publishing
 from glossary.models import (
     CHANGED_SINCE_CONFIRMED,
@@ -151,7 +151,16 @@ class SourceAdmin(ReferenceAdmin):
 
     @admin.action(description="Check now (queued; results appear in the history)")
     def check_now(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
-        queued = queue_check_now(list(queryset.values_list("pk", flat=True)))
+        try:
+            queued = queue_check_now(list(queryset.values_list("pk", flat=True)))
+        except QueueUnavailable as exc:
+            self.message_user(
+                request,
+                f"{exc} The sources keep their schedule; try “Check now” again once the "
+                "queue (Redis) is back, or wait for the next scheduled check.",
+                messages.ERROR,
+            )
+            return
         self.message_user(
             request,
             f"Queued a link check for {queued} source(s). This page shows the result once "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +11,7 @@ import time_machine
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from config.celery import app
 from editorial import newsroom
@@ -136,3 +138,29 @@ def test_only_fact_checkers_can_mark_a_source_confirmed(writer_client: Client, m
     )
     source.refresh_from_db()
     assert source.confirmed_at is None
+
+
+def test_check_now_with_the_queue_down_says_so_and_claims_nothing(
+    fact_checker_client: Client, make_source
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]  # nothing listens once the socket is closed
+    before = timezone.now() + datetime.timedelta(days=9)
+    source = make_source(next_check_at=before)
+    app.conf.task_always_eager = False
+    saved_broker = app.conf.broker_url
+    app.conf["broker_url"] = f"redis://127.0.0.1:{closed}/0"
+    try:
+        response = fact_checker_client.post(
+            reverse("admin:glossary_source_changelist"),
+            {"action": "check_now", "_selected_action": [source.pk]},
+            follow=True,
+        )
+    finally:
+        app.conf["broker_url"] = saved_broker
+    assert response.status_code == 200
+    assert "The task queue is not answering" in response.content.decode()
+    source.refresh_from_db()
+    assert source.next_check_at == before
+    assert not LinkCheck.objects.filter(source=source).exists()
