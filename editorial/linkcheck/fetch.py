@@ -4,10 +4,14 @@
 URLs concurrently, politely and safely:
 
 * every hop is vetted by the guard (IP literals here, names in the resolver);
-* HEAD first, GET when HEAD is refused (405/403/501) or when the page's text
-  is wanted for its fingerprint; redirects are followed here, hop by hop,
-  so each hop is vetted and the chain recorded;
-* bodies are streamed and at most `max_bytes` are read;
+* one GET per URL (per redirect hop): the body of a text page is streamed
+  only until the fingerprint has what it needs (the main text is complete,
+  `fingerprint.text_complete`) and at most `max_bytes`; any other body is not
+  read, the connection is dropped instead. A path that names a file (.pdf,
+  .mp3, ...) gets a HEAD first, and a GET only if HEAD is refused (405/403/501)
+  or the answer is text after all; `head_first` does that for every URL.
+  Redirects are followed here, hop by hop, so each hop is vetted and the
+  chain recorded;
 * per-host concurrency and spacing, a global concurrency limit, and
   Retry-After on 429/503 pushes the host's next request back;
 * timeouts, resets and 5xx are retried with backoff within the run.
@@ -38,11 +42,47 @@ from yarl import URL
 
 from editorial.linkcheck import guard
 from editorial.linkcheck.classify import REDIRECTS, Attempt, ErrorKind, Outcome, classify
-from editorial.linkcheck.fingerprint import fingerprint
+from editorial.linkcheck.fingerprint import END_MARK, END_MARK_OVERLAP, fingerprint, text_complete
 
 HEAD_REFUSED = frozenset({403, 405, 501})
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/xml", "application/xml")
-_CHUNK = 64 * 1024
+# Files a podcast's sources link to that are never text: such a URL gets a HEAD
+# first, so checking it keeps the connection and never starts a download.
+BINARY_SUFFIXES = frozenset(
+    {
+        "mp3",
+        "m4a",
+        "aac",
+        "ogg",
+        "opus",
+        "wav",
+        "flac",
+        "mp4",
+        "m4v",
+        "mov",
+        "webm",
+        "mkv",
+        "pdf",
+        "zip",
+        "gz",
+        "tgz",
+        "bz2",
+        "xz",
+        "7z",
+        "rar",
+        "epub",
+        "dmg",
+        "exe",
+        "iso",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "webp",
+    }
+)
+# End tags checked per body with text_complete before reading on to the end or cap.
+_END_TRIES = 8
 
 _Job = tuple[str, "asyncio.Future[CheckResult]"] | None
 
@@ -63,7 +103,7 @@ class FetchOptions:
     retries: int = 2
     backoff: float = 1.0
     retry_after_max: float = 60.0
-    head_first: bool = True
+    head_first: bool = False
     want_fingerprint: bool = True
     allow: tuple[guard.IPNetwork, ...] = ()
 
@@ -392,8 +432,8 @@ class Checker:
 
     async def _follow(self, url: str, attempt: Attempt) -> tuple[str, int, bool]:
         o = self.options
-        method = "HEAD" if o.head_first else "GET"
         current = URL(url, encoded=False)
+        method = "HEAD" if o.head_first or _looks_binary(current.path) else "GET"
         current_text = str(current)
         seen = {current_text}
         while True:
@@ -403,7 +443,7 @@ class Checker:
             if not host:
                 raise _Failure(ErrorKind.INVALID_URL, f"invalid URL: no host in {current}")
             self._vet_literal(host)
-            status, headers, body, size, truncated = await self._fetch(method, current, host)
+            status, headers, body = await self._fetch(method, current, host)
             attempt.status = status
             location = headers.get("Location")
             if status in REDIRECTS and location is not None:
@@ -423,6 +463,8 @@ class Checker:
                     )
                 seen.add(target_text)
                 current, current_text = target, target_text
+                if not o.head_first:
+                    method = "HEAD" if _looks_binary(current.path) else "GET"
                 continue
             if status == 429 or status == 503:
                 attempt.retry_after = parse_retry_after(headers.get("Retry-After"))
@@ -440,13 +482,13 @@ class Checker:
                 continue
             if body is None:
                 return "", 0, False
-            fp = fingerprint(body, content_type) if o.want_fingerprint else ""
-            return fp, size, truncated
+            fp = fingerprint(body.text, content_type) if o.want_fingerprint else ""
+            return fp, body.bytes_read, body.truncated
 
     async def _fetch(
         self, method: str, url: URL, host: str
-    ) -> tuple[int, Mapping[str, str], str | None, int, bool]:
-        """One request: status, headers and (for a textual 2xx GET) the capped body text."""
+    ) -> tuple[int, Mapping[str, str], _Body | None]:
+        """One request: status, headers and (for a textual 2xx GET) the body as read."""
         session = self._session
         if session is None:
             raise RuntimeError("use Checker as an async context manager")
@@ -459,38 +501,96 @@ class Checker:
                 status = response.status
                 headers = response.headers
                 if method != "GET" or not 200 <= status < 300:
-                    return status, headers, None, 0, False
-                if not _is_text(headers.get("Content-Type", "")):
-                    return status, headers, None, 0, False
-                raw, truncated = await self._read_capped(response)
-                charset = response.charset or "utf-8"
+                    return status, headers, None
+                content_type = headers.get("Content-Type", "")
+                if not _is_text(content_type):
+                    # Hang up rather than download a file nobody fingerprints.
+                    response.close()
+                    return status, headers, None
+                body = await self._read_text(response, "html" in content_type)
         finally:
             if gate is not None:
                 gate.release()
-        try:
-            text = raw.decode(charset, errors="replace")
-        except LookupError:
-            text = raw.decode("utf-8", errors="replace")
-        return status, headers, text, len(raw), truncated
+        return status, headers, body
 
-    async def _read_capped(self, response: aiohttp.ClientResponse) -> tuple[bytes, bool]:
-        """Stream at most max_bytes of the body; never buffer more than that."""
+    async def _read_text(self, response: aiohttp.ClientResponse, html: bool) -> _Body:
+        """Stream the body until the fingerprint has what it needs, at most max_bytes.
+
+        A page is read to its end, to the byte cap, or (HTML only) to the first
+        `</main>`, `</body>` or `</html>` after which `fingerprint.text_complete`
+        says nothing more counts. Stopping early, whatever has already arrived
+        is discarded; if that was the end the connection is reused, otherwise it
+        is dropped rather than read on.
+        """
         cap = self.options.max_bytes
-        length = response.content_length
-        if length is not None and length <= cap and not response.headers.get("Content-Encoding"):
-            # The parser stops at Content-Length, so this cannot read more than the cap
-            # (a compressed body could inflate past it, so it takes the streamed path).
-            return await response.read(), False
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.content.iter_chunked(_CHUNK):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size >= cap:
-                # Drop the connection rather than drain an endless body.
-                response.close()
-                return b"".join(chunks)[:cap], True
-        return b"".join(chunks), False
+        content = response.content
+        charset = response.charset or "utf-8"
+        buffer = bytearray()
+        cut: int | None = None  # where the fingerprinted text ends, when not at the end
+        scan_from = 0
+        tries = 0
+        while True:
+            chunk = await content.readany()
+            if not chunk:
+                break  # the end of the body
+            buffer += chunk
+            if content.is_eof():
+                break  # all of it is here (a small page: one chunk), nothing to look for
+            if html and tries < _END_TRIES:
+                cut, scan_from, tries = _find_text_end(buffer, scan_from, tries, charset, cap)
+                if cut is not None:
+                    break
+            if len(buffer) >= cap:
+                break
+        at_end = content.is_eof()
+        truncated = cut is None and len(buffer) >= cap and (len(buffer) > cap or not at_end)
+        if truncated:
+            cut = cap
+        if not at_end:
+            content.read_nowait()  # already here: free to discard
+            if not content.is_eof():
+                response.close()  # drop the connection rather than read on
+        raw = bytes(buffer if cut is None else buffer[:cut])
+        return _Body(_decode(raw, charset), min(len(buffer), cap), truncated)
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    text: str
+    bytes_read: int  # taken from the stream (up to the cap), some maybe past `text`'s end
+    truncated: bool  # stopped at the byte cap
+
+
+def _decode(raw: bytes, charset: str) -> str:
+    try:
+        return raw.decode(charset, errors="replace")
+    except LookupError:
+        return raw.decode("utf-8", errors="replace")
+
+
+def _find_text_end(
+    buffer: bytearray, scan_from: int, tries: int, charset: str, cap: int
+) -> tuple[int | None, int, int]:
+    """Look for the first end tag after `scan_from` where the main text is complete.
+
+    Returns (where the fingerprinted text ends or None, where to look next time,
+    verifications so far). Each candidate end tag costs a pass over the prefix,
+    so a body gets at most _END_TRIES of them.
+    """
+    for mark in END_MARK.finditer(buffer, scan_from, cap):
+        tries += 1
+        if text_complete(_decode(bytes(buffer[: mark.end()]), charset)):
+            return mark.end(), mark.end(), tries
+        if tries >= _END_TRIES:
+            return None, len(buffer), tries
+        scan_from = mark.end()
+    return None, max(scan_from, len(buffer) - END_MARK_OVERLAP), tries
+
+
+def _looks_binary(path: str) -> bool:
+    """A path naming a file that is surely not text: HEAD avoids starting its download."""
+    dot = path.rfind(".")
+    return dot != -1 and path[dot + 1 :].lower() in BINARY_SUFFIXES
 
 
 async def check_urls(

@@ -78,6 +78,17 @@ _AD_ATTRIBUTE = re.compile(
 _MAIN = re.compile(r"<(main|article)\b[^>]*>(.*)</\1\s*>", re.I | re.S)
 _ANY_TAG = re.compile(r"<[^>]*>")
 
+# Where a streamed body may be complete for the fingerprint (see `text_end`).
+END_MARK = re.compile(rb"</(?:main|body|html)\s*>", re.I)
+# The longest END_MARK match a chunk boundary could split, give or take whitespace.
+END_MARK_OVERLAP = 32
+# An opaque element or comment left open: it may hide (or swallow) a later end tag.
+_OPAQUE_OPEN = re.compile(
+    r"<!--|<(?:script|style|noscript|template|svg|iframe|object|canvas|title)\b", re.I
+)
+_ARTICLE_OPEN = re.compile(r"<article\b", re.I)
+_END_TAG = re.compile(r"</(main|body|html)\s*>\Z", re.I)
+
 
 def _may_be_furniture(attrs: str) -> bool:
     """A cheap pre-check for _AD_ATTRIBUTE: False only when it cannot match.
@@ -146,6 +157,38 @@ def main_text(html: str) -> str:
     if main is not None:
         text = main.group(2)
     return normalise(unescape(_ANY_TAG.sub(" ", text)))
+
+
+def text_complete(html: str) -> bool:
+    """True when `html`, a prefix of a page that ends with `</main>`, `</body>` or
+    `</html>`, already holds all the text the fingerprint reads.
+
+    Then the rest of the body need not be read: `fingerprint(html)` equals the
+    fingerprint of the whole page whenever the page has one visible `<main>`
+    (what HTML allows), or, for `</body>` and `</html>`, whenever nothing but
+    markup, scripts, styles, comments or whitespace follows the end of the
+    document (what browsers and servers send). A prefix whose end tag may not be
+    real is never complete: one inside a comment or script that is still open,
+    or a `</main>` that `main_text` would not end the main text at (it sits in
+    an ad or navigation block, or an `<article>` opened before `<main>` may
+    still be closed after it).
+    """
+    end = _END_TAG.search(html)
+    if end is None:
+        return False
+    opaque_removed = _OPAQUE.sub(" ", html)
+    if _OPAQUE_OPEN.search(opaque_removed) is not None:
+        return False
+    if end.group(1).lower() != "main":
+        return True
+    kept = _drop_furniture(opaque_removed)
+    if not _END_TAG.search(kept):
+        return False  # this </main> closes a skipped block, not the main text
+    main = _MAIN.search(kept)
+    if main is None or main.group(1).lower() != "main" or main.end() != len(kept):
+        return False
+    # <article> wrapping <main>: main_text would take the whole article.
+    return _ARTICLE_OPEN.search(kept, 0, main.start()) is None
 
 
 def fingerprint_text(text: str) -> str:
