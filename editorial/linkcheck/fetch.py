@@ -31,10 +31,10 @@ import random
 import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import aiohttp
 from django.conf import settings
@@ -85,6 +85,7 @@ BINARY_SUFFIXES = frozenset(
 _END_TRIES = 8
 
 _Job = tuple[str, "asyncio.Future[CheckResult]"] | None
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -591,6 +592,26 @@ def _looks_binary(path: str) -> bool:
     """A path naming a file that is surely not text: HEAD avoids starting its download."""
     dot = path.rfind(".")
     return dot != -1 and path[dot + 1 :].lower() in BINARY_SUFFIXES
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """The event loop checks run on: uvloop's where it is installed, else asyncio's.
+
+    uvloop does the same work for about a quarter less CPU per URL (its I/O,
+    timers and callbacks are in C; see bench/README.md). Name lookups still go
+    through the socket module (guard.GuardedResolver), whichever loop runs.
+    """
+    try:
+        import uvloop
+    except ImportError:  # e.g. on Windows, where uvloop does not exist
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run on `new_event_loop()`."""
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        return runner.run(coroutine)
 
 
 async def check_urls(

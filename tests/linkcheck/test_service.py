@@ -7,10 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from editorial.linkcheck import service
-from editorial.linkcheck.state import source_health_changed
+from editorial.linkcheck.state import SourceRow, source_health_changed
 from glossary.models import Citation, Entry, LinkCheck, Source
 from tests.linkcheck.server import LocalSite
 
@@ -182,3 +184,46 @@ def test_a_claim_larger_than_a_chunk_is_checked_and_recorded_chunk_by_chunk(
         source.refresh_from_db()
         assert source.last_outcome == "ok" and source.health == Source.Health.OK
     assert len(server.requests) == 5  # one GET for each claimed page, once
+
+
+def test_a_source_row_holds_each_loaded_column_under_its_own_name() -> None:
+    values = [f"value of {name}" for name in SourceRow.LOAD_FIELDS]
+    row = SourceRow(values)
+    assert [getattr(row, name) for name in SourceRow.LOAD_FIELDS] == values
+
+
+def _state_updates(queries: CaptureQueriesContext) -> list[str]:
+    # The claim's UPDATE comes first; the recording's is an executemany ("N times: UPDATE").
+    table = Source._meta.db_table
+    return [q["sql"] for q in queries.captured_queries if f'times: UPDATE "{table}"' in q["sql"]]
+
+
+def test_a_recheck_that_changes_nothing_writes_only_the_check_times(
+    server: LocalSite, make_source
+) -> None:
+    source = make_source(url=server.url("/ok"))
+    service.check_claimed(service.claim_sources([source.pk]))
+    first = Source.objects.get(pk=source.pk)
+    with CaptureQueriesContext(connection) as queries:
+        service.check_claimed(service.claim_sources([source.pk]))
+    [state_update] = _state_updates(queries)
+    assert state_update.count("= %s") == 3  # two columns and the id
+    assert '"last_checked_at" = %s' in state_update and '"next_check_at" = %s' in state_update
+    again = Source.objects.get(pk=source.pk)
+    assert again.health == first.health == Source.Health.OK
+    assert again.last_fingerprint == first.last_fingerprint != ""
+    assert again.last_checked_at > first.last_checked_at
+
+
+def test_a_check_that_changes_the_health_writes_the_changed_columns(
+    server: LocalSite, make_source
+) -> None:
+    source = make_source(url=server.url("/status/404"))
+    service.check_claimed(service.claim_sources([source.pk]))
+    source.url = server.url("/ok")  # the page is back (as if the site fixed it)
+    Source.objects.filter(pk=source.pk).update(url=source.url)
+    service.check_claimed(service.claim_sources([source.pk]))
+    source.refresh_from_db()
+    assert source.health == Source.Health.OK
+    assert (source.failure_streak, source.first_failure_at) == (0, None)
+    assert source.last_status_code == 200 and source.last_fingerprint
