@@ -106,6 +106,9 @@ class FetchOptions:
     retry_after_max: float = 60.0
     head_first: bool = False
     want_fingerprint: bool = True
+    # Redis holding per-host start slots shared by every checker (all workers); "" keeps
+    # the spacing within this checker only.
+    shared_spacing_url: str = ""
     allow: tuple[guard.IPNetwork, ...] = ()
 
     @classmethod
@@ -125,6 +128,7 @@ class FetchOptions:
             backoff=s.LINKCHECK_BACKOFF,
             retry_after_max=s.LINKCHECK_RETRY_AFTER_MAX,
             head_first=s.LINKCHECK_HEAD_FIRST,
+            shared_spacing_url=s.LINKCHECK_SHARED_SPACING_URL,
             allow=guard.allowed_networks(),
         )
         overrides = {k: v for k, v in overrides.items() if v is not None}
@@ -178,37 +182,114 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, when.timestamp() - current)
 
 
+class SharedSpacing:
+    """Per-host start slots in Redis, so every checker on it spaces a host's requests.
+
+    Each worker's checker has its own per-host gate; without this, two workers
+    (or two tasks) checking URLs of one host would each keep their own spacing
+    and together send twice as often. A slot is reserved atomically in Redis
+    with Redis's clock, so workers on different machines agree. One round trip
+    per request, and only when a spacing is set.
+    """
+
+    _PREFIX = "linkcheck:host-slot:"
+    # KEYS[1] the host's key; ARGV[1] the spacing in ms. Returns ms to wait before starting.
+    _RESERVE = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local start = math.max(t, tonumber(redis.call('GET', KEYS[1]) or '0'))
+local free = start + tonumber(ARGV[1])
+redis.call('SET', KEYS[1], free, 'PX', free - t + 1000)
+return start - t
+"""
+    # KEYS[1] the host's key; ARGV[1] ms from now before which the host gets no request.
+    _HOLD = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local free = math.max(t + tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))
+redis.call('SET', KEYS[1], free, 'PX', free - t + 1000)
+return free - t
+"""
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio
+
+        self._client = redis.asyncio.Redis.from_url(url)
+        self._reserve = self._client.register_script(self._RESERVE)
+        self._hold = self._client.register_script(self._HOLD)
+
+    async def reserve(self, host: str, spacing: float) -> float:
+        """Take the host's next start slot; seconds to wait until it."""
+        wait_ms = await self._reserve(keys=[self._PREFIX + host], args=[round(spacing * 1000)])
+        return int(wait_ms) / 1000
+
+    async def hold(self, host: str, seconds: float) -> None:
+        """No request to the host from anyone for `seconds` (Retry-After, or a late start)."""
+        await self._hold(keys=[self._PREFIX + host], args=[round(seconds * 1000)])
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+
 class _HostGate:
     """Per-host politeness: a concurrency limit and a minimum start spacing."""
 
-    def __init__(self, limit: int, spacing: float) -> None:
+    # A start this much later than its slot (a busy event loop) pushes the shared slot on.
+    _LATE = 0.01
+
+    def __init__(
+        self, limit: int, spacing: float, host: str = "", shared: SharedSpacing | None = None
+    ) -> None:
         self._semaphore = asyncio.Semaphore(limit) if limit > 0 else None
         self._spacing = spacing
+        self._host = host
+        self._shared = shared if spacing > 0 else None
         self._next_start = 0.0
         self._last_start = float("-inf")
 
-    def push_back(self, seconds: float) -> None:
+    async def push_back(self, seconds: float) -> None:
         self._next_start = max(self._next_start, time.monotonic() + seconds)
+        if self._shared is not None:
+            await self._shared.hold(self._host, seconds)
 
     async def acquire(self) -> None:
         if self._semaphore is not None:
             await self._semaphore.acquire()
         try:
-            # Reserve a start time before sleeping so concurrent waiters queue up.
-            now = time.monotonic()
-            start = max(now, self._next_start)
-            self._next_start = start + self._spacing
-            while start > now:
-                await asyncio.sleep(start - now)
-                now = time.monotonic()
-                # A busy event loop may have woken the previous request late:
-                # keep the spacing from when it really started, not when it was due.
-                start = max(start, self._last_start + self._spacing)
-            self._last_start = now
-            self._next_start = max(self._next_start, now + self._spacing)
+            if self._shared is not None:
+                await self._acquire_shared(self._shared)
+            else:
+                await self._acquire_local()
         except BaseException:
             self.release()
             raise
+
+    async def _acquire_local(self) -> None:
+        # Reserve a start time before sleeping so concurrent waiters queue up.
+        now = time.monotonic()
+        start = max(now, self._next_start)
+        self._next_start = start + self._spacing
+        while start > now:
+            await asyncio.sleep(start - now)
+            now = time.monotonic()
+            # A busy event loop may have woken the previous request late:
+            # keep the spacing from when it really started, not when it was due.
+            start = max(start, self._last_start + self._spacing)
+        self._last_start = now
+        self._next_start = max(self._next_start, now + self._spacing)
+
+    async def _acquire_shared(self, shared: SharedSpacing) -> None:
+        # Retry-After seen by this checker is in Redis too; the local hold is a floor.
+        local = self._next_start - time.monotonic()
+        if local > 0:
+            await asyncio.sleep(local)
+        wait = await shared.reserve(self._host, self._spacing)
+        due = time.monotonic() + wait
+        if wait > 0:
+            await asyncio.sleep(wait)
+        if time.monotonic() - due > self._LATE:
+            # Started late: the next slot must count from the real start.
+            await shared.hold(self._host, self._spacing)
 
     def release(self) -> None:
         if self._semaphore is not None:
@@ -275,9 +356,12 @@ class Checker:
         self._session: aiohttp.ClientSession | None = None
         self._queue: asyncio.Queue[_Job] | None = None
         self._workers: list[asyncio.Task[None]] = []
+        self._shared: SharedSpacing | None = None
 
     async def __aenter__(self) -> Self:
         o = self.options
+        if o.shared_spacing_url and o.host_spacing > 0:
+            self._shared = SharedSpacing(o.shared_spacing_url)
         connector = aiohttp.TCPConnector(
             limit=o.global_concurrency,
             limit_per_host=o.per_host,
@@ -309,6 +393,8 @@ class Checker:
                 job[1].cancel()  # never started: its caller must not wait for ever
         if self._session is not None:
             await self._session.close()
+        if self._shared is not None:
+            await self._shared.close()
 
     def _gate(self, host: str) -> _HostGate | None:
         o = self.options
@@ -316,7 +402,7 @@ class Checker:
             return None
         gate = self._gates.get(host)
         if gate is None:
-            gate = self._gates[host] = _HostGate(o.per_host, o.host_spacing)
+            gate = self._gates[host] = _HostGate(o.per_host, o.host_spacing, host, self._shared)
         return gate
 
     def submit(self, url: str) -> asyncio.Future[CheckResult]:
@@ -472,7 +558,7 @@ class Checker:
                 gate = self._gate(host)
                 if attempt.retry_after is not None and gate is not None:
                     # Later requests to this host, retries included, wait it out.
-                    gate.push_back(min(attempt.retry_after, o.retry_after_max))
+                    await gate.push_back(min(attempt.retry_after, o.retry_after_max))
             attempt.challenge = headers.get("cf-mitigated", "").lower() == "challenge"
             content_type = headers.get("Content-Type", "")
             if method == "HEAD" and (

@@ -107,6 +107,7 @@ def fast_checks(settings: Any) -> Any:
     settings.LINKCHECK_RETRIES = 2
     settings.LINKCHECK_RETRY_AFTER_MAX = 2.0
     settings.LINKCHECK_HOST_SPACING = 0.0
+    settings.LINKCHECK_SHARED_SPACING_URL = ""  # spacing within one checker, unless a test says
     settings.LINKCHECK_PER_HOST_CONCURRENCY = 2
     settings.LINKCHECK_MAX_BYTES = 256 * 1024
     settings.LINKCHECK_ALLOW_PRIVATE = []
