@@ -183,26 +183,36 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 class SharedSpacing:
-    """Per-host start slots in Redis, so every checker on it spaces a host's requests.
+    """Per-host start slots in Redis, so every checker on it keeps a host's spacing.
 
     Each worker's checker has its own per-host gate; without this, two workers
     (or two tasks) checking URLs of one host would each keep their own spacing
-    and together send twice as often. A slot is reserved atomically in Redis
-    with Redis's clock, so workers on different machines agree. One round trip
-    per request, and only when a spacing is set.
+    and together send twice as often. A request takes the host's next free
+    slot (atomically, on Redis's clock, so workers on different machines agree)
+    and sleeps until it. Requests that reach their gates within `_GATHER` of
+    each other share one Redis call: a round trip each cost more CPU than the
+    rest of the check, and a few milliseconds are nothing against a spacing.
     """
 
+    _GATHER = 0.005  # seconds
+
     _PREFIX = "linkcheck:host-slot:"
-    # KEYS[1] the host's key; ARGV[1] the spacing in ms. Returns ms to wait before starting.
+    # KEYS the hosts' slot keys (a host may repeat); ARGV[1] spacing in ms.
+    # Returns, per key, ms until its slot.
     _RESERVE = """
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local start = math.max(t, tonumber(redis.call('GET', KEYS[1]) or '0'))
-local free = start + tonumber(ARGV[1])
-redis.call('SET', KEYS[1], free, 'PX', free - t + 1000)
-return start - t
+local spacing = tonumber(ARGV[1])
+local waits = {}
+for i, key in ipairs(KEYS) do
+  local slot = math.max(t, tonumber(redis.call('GET', key) or '0'))
+  local free = slot + spacing
+  redis.call('SET', key, free, 'PX', free - t + 1000)
+  waits[i] = slot - t
+end
+return waits
 """
-    # KEYS[1] the host's key; ARGV[1] ms from now before which the host gets no request.
+    # KEYS[1] the host's slot key; ARGV[1] ms from now before which no slot is free.
     _HOLD = """
 local now = redis.call('TIME')
 local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -211,31 +221,63 @@ redis.call('SET', KEYS[1], free, 'PX', free - t + 1000)
 return free - t
 """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, spacing: float) -> None:
         import redis.asyncio
 
         self._client = redis.asyncio.Redis.from_url(url)
         self._reserve = self._client.register_script(self._RESERVE)
         self._hold = self._client.register_script(self._HOLD)
+        self._spacing_ms = round(spacing * 1000)
+        self._pending: list[tuple[str, asyncio.Future[int]]] = []
+        self._flusher: asyncio.Task[None] | None = None
 
-    async def reserve(self, host: str, spacing: float) -> float:
-        """Take the host's next start slot; seconds to wait until it."""
-        wait_ms = await self._reserve(keys=[self._PREFIX + host], args=[round(spacing * 1000)])
-        return int(wait_ms) / 1000
+    @classmethod
+    def key(cls, host: str) -> str:
+        return cls._PREFIX + host
+
+    async def wait_turn(self, host: str) -> None:
+        """Return when the host's next slot (taken now) has come."""
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._pending.append((self.key(host), future))
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush())
+        wait_ms = await future
+        if wait_ms > 0:
+            await asyncio.sleep(wait_ms / 1000)
+
+    async def _flush(self) -> None:
+        """Reserve slots for everything pending, one Redis call a batch, until none is."""
+        try:
+            while self._pending:
+                await asyncio.sleep(self._GATHER)
+                batch, self._pending = self._pending, []
+                try:
+                    waits = await self._reserve(
+                        keys=[key for key, _ in batch], args=[self._spacing_ms]
+                    )
+                except Exception as exc:  # every waiter gets the error, none hangs
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, future), wait in zip(batch, waits, strict=True):
+                    if not future.done():
+                        future.set_result(int(wait))
+        finally:
+            self._flusher = None
 
     async def hold(self, host: str, seconds: float) -> None:
-        """No request to the host from anyone for `seconds` (Retry-After, or a late start)."""
-        await self._hold(keys=[self._PREFIX + host], args=[round(seconds * 1000)])
+        """No slot for the host for anyone during `seconds` (Retry-After)."""
+        await self._hold(keys=[self.key(host)], args=[max(1, round(seconds * 1000))])
 
     async def close(self) -> None:
+        if self._flusher is not None:
+            self._flusher.cancel()
         await self._client.aclose()
 
 
 class _HostGate:
     """Per-host politeness: a concurrency limit and a minimum start spacing."""
-
-    # A start this much later than its slot (a busy event loop) pushes the shared slot on.
-    _LATE = 0.01
 
     def __init__(
         self, limit: int, spacing: float, host: str = "", shared: SharedSpacing | None = None
@@ -279,17 +321,11 @@ class _HostGate:
         self._next_start = max(self._next_start, now + self._spacing)
 
     async def _acquire_shared(self, shared: SharedSpacing) -> None:
-        # Retry-After seen by this checker is in Redis too; the local hold is a floor.
+        # A Retry-After this checker saw is held in Redis too; the local one is a floor.
         local = self._next_start - time.monotonic()
         if local > 0:
             await asyncio.sleep(local)
-        wait = await shared.reserve(self._host, self._spacing)
-        due = time.monotonic() + wait
-        if wait > 0:
-            await asyncio.sleep(wait)
-        if time.monotonic() - due > self._LATE:
-            # Started late: the next slot must count from the real start.
-            await shared.hold(self._host, self._spacing)
+        await shared.wait_turn(self._host)
 
     def release(self) -> None:
         if self._semaphore is not None:
@@ -361,7 +397,7 @@ class Checker:
     async def __aenter__(self) -> Self:
         o = self.options
         if o.shared_spacing_url and o.host_spacing > 0:
-            self._shared = SharedSpacing(o.shared_spacing_url)
+            self._shared = SharedSpacing(o.shared_spacing_url, o.host_spacing)
         connector = aiohttp.TCPConnector(
             limit=o.global_concurrency,
             limit_per_host=o.per_host,

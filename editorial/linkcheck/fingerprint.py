@@ -104,41 +104,47 @@ def _may_be_furniture(attrs: str) -> bool:
 
 
 def _drop_furniture(html: str) -> str:
-    """Remove skipped elements (nav, ads, ...) with everything inside them."""
-    kept: list[str] = []
-    position = 0
+    """Remove skipped elements (nav, ads, ...) with everything inside them.
+
+    `_TAG.split` cuts the page into text and tag parts in one call (the tag is
+    rebuilt from its groups only when kept), which is much cheaper than a
+    match object per tag; the output is the same as matching tag by tag.
+    """
+    parts = _TAG.split(html)
+    if len(parts) == 1:
+        return html
+    kept = [parts[0]]
     skipping: str | None = None
     depth = 0
-    for match in _TAG.finditer(html):
-        closing, name, attrs = match.groups()
+    for i in range(1, len(parts), 4):
+        closing, name, attrs = parts[i], parts[i + 1], parts[i + 2]
         if skipping is not None:
             if name.lower() == skipping:
                 if closing:
                     depth -= 1
                     if depth == 0:
                         skipping = None
-                        position = match.end()
+                        kept.append(parts[i + 3])
                 elif not attrs.endswith("/"):
                     depth += 1
             continue
-        if closing:  # the common case first: a closing tag never starts a skip
-            continue
-        name = name.lower()
-        if name in _SKIP_TAGS:
-            if attrs.endswith("/"):
+        if not closing:  # a closing tag never starts a skip
+            low = name.lower()
+            if low in _SKIP_TAGS:
+                starts = not attrs.endswith("/")
+            else:
+                starts = (
+                    bool(attrs)
+                    and low not in _VOID_TAGS
+                    and not attrs.endswith("/")
+                    and _may_be_furniture(attrs)
+                    and _AD_ATTRIBUTE.search(attrs) is not None
+                )
+            if starts:
+                skipping, depth = low, 1
                 continue
-        elif (
-            not attrs
-            or name in _VOID_TAGS
-            or attrs.endswith("/")
-            or not _may_be_furniture(attrs)
-            or not _AD_ATTRIBUTE.search(attrs)
-        ):
-            continue
-        kept.append(html[position : match.start()])
-        skipping, depth = name, 1
-    if skipping is None:
-        kept.append(html[position:])
+        kept.append(f"<{closing}{name}{attrs}>")
+        kept.append(parts[i + 3])
     return "".join(kept)
 
 

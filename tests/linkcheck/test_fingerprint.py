@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from editorial.linkcheck import fingerprint as fp
 from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fingerprint import END_MARK, fingerprint, main_text, text_complete
 from tests.linkcheck.helpers import check_one
@@ -156,3 +159,58 @@ def test_a_prefix_that_does_not_end_at_an_end_tag_is_never_complete() -> None:
     html = page("Words.")
     assert not text_complete(html[: html.index("</main>")])
     assert not text_complete(html[: html.index("</main>") + 3])
+
+
+def _first_drop_furniture(html: str) -> str:
+    """The furniture pass as first written (a match object per tag): the reference."""
+    kept: list[str] = []
+    position = 0
+    skipping: str | None = None
+    depth = 0
+    for match in fp._TAG.finditer(html):
+        closing, name, attrs = match.groups()
+        if skipping is not None:
+            if name.lower() == skipping:
+                if closing:
+                    depth -= 1
+                    if depth == 0:
+                        skipping = None
+                        position = match.end()
+                elif not attrs.endswith("/"):
+                    depth += 1
+            continue
+        if closing:
+            continue
+        name = name.lower()
+        if name in fp._SKIP_TAGS:
+            if attrs.endswith("/"):
+                continue
+        elif (
+            not attrs
+            or name in fp._VOID_TAGS
+            or attrs.endswith("/")
+            or not fp._AD_ATTRIBUTE.search(attrs)
+        ):
+            continue
+        kept.append(html[position : match.start()])
+        skipping, depth = name, 1
+    if skipping is None:
+        kept.append(html[position:])
+    return "".join(kept)
+
+
+_SOUP = [
+    "<nav>", "</nav>", "<div class='ad'>", "<div>", "</div>", "<p>", "</p>", "text ",
+    "<main>", "</main>", "<ins>", "</ins>", "<br/>", "<img src=x>", "<a title='<nav>'>",
+    "</a>", "<div hidden>", "<section id=x>", "</section>", "<NAV>", "</Nav >", "<aside/>",
+    '<span class="promo-x">', "</span>", "<", ">", '"', "'", "<b", "<!-- c -->",
+    "<div class=ad/>", "<footer role=contentinfo>", "</footer>", "<div id='Ads'>", "ſ",
+]  # fmt: skip
+
+
+def test_the_furniture_pass_drops_exactly_what_the_first_implementation_dropped() -> None:
+    rng = random.Random(12)
+    pages = [PINNED_PAGE, page(), *(html for html, _ in _COMPLETE_AT.values())]
+    pages += ["".join(rng.choice(_SOUP) for _ in range(rng.randint(0, 40))) for _ in range(5000)]
+    for html in pages:
+        assert fp._drop_furniture(html) == _first_drop_furniture(html), html
