@@ -43,7 +43,7 @@ def check_sources(source_ids: list[int], lease: str) -> dict[str, int]:
     """Check the sources still claimed under `lease` and record the results."""
     claim = service.Claim(lease=datetime.fromisoformat(lease), source_ids=list(source_ids))
     counts: dict[str, int] = {}
-    for results in service.iter_check_claimed(claim):
+    for results in service.iter_check_claimed(claim, keep_checker=True):
         for result in results:
             counts[str(result.outcome)] = counts.get(str(result.outcome), 0) + 1
     return counts

@@ -81,6 +81,8 @@ BINARY_SUFFIXES = frozenset(
         "webp",
     }
 )
+# Per-host gates a checker keeps before it forgets the idle ones.
+_MAX_GATES = 10_000
 # End tags checked per body with text_complete before reading on to the end or cap.
 _END_TRIES = 8
 
@@ -283,6 +285,7 @@ class _HostGate:
         self, limit: int, spacing: float, host: str = "", shared: SharedSpacing | None = None
     ) -> None:
         self._semaphore = asyncio.Semaphore(limit) if limit > 0 else None
+        self._in_flight = 0  # requests holding or waiting for this gate
         self._spacing = spacing
         self._host = host
         self._shared = shared if spacing > 0 else None
@@ -295,8 +298,13 @@ class _HostGate:
             await self._shared.hold(self._host, seconds)
 
     async def acquire(self) -> None:
-        if self._semaphore is not None:
-            await self._semaphore.acquire()
+        self._in_flight += 1
+        try:
+            if self._semaphore is not None:
+                await self._semaphore.acquire()
+        except BaseException:
+            self._in_flight -= 1
+            raise
         try:
             if self._shared is not None:
                 await self._acquire_shared(self._shared)
@@ -328,8 +336,13 @@ class _HostGate:
         await shared.wait_turn(self._host)
 
     def release(self) -> None:
+        self._in_flight -= 1
         if self._semaphore is not None:
             self._semaphore.release()
+
+    def idle(self, now: float) -> bool:
+        """Nothing in flight or waiting, and no spacing or Retry-After still to keep."""
+        return self._in_flight == 0 and self._next_start <= now
 
 
 class _Failure(Exception):  # internal control flow
@@ -438,8 +451,18 @@ class Checker:
             return None
         gate = self._gates.get(host)
         if gate is None:
+            if len(self._gates) >= _MAX_GATES:
+                self._forget_idle_gates()
             gate = self._gates[host] = _HostGate(o.per_host, o.host_spacing, host, self._shared)
         return gate
+
+    def _forget_idle_gates(self) -> None:
+        """Drop the gates of hosts with nothing in flight or held back: a checker kept
+        for a worker's lifetime would otherwise keep one per host it ever saw."""
+        now = time.monotonic()
+        self._gates = {h: g for h, g in self._gates.items() if not g.idle(now)}
+        if len(self._literal_verdicts) >= _MAX_GATES:
+            self._literal_verdicts.clear()  # only a cache
 
     def submit(self, url: str) -> asyncio.Future[CheckResult]:
         """Queue `url` for the worker pool; the future resolves to its CheckResult.

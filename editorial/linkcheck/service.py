@@ -9,7 +9,9 @@ holds, so a task delivered twice (acks_late) records a check once.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
+import contextlib
 import json
 import logging
 import random
@@ -196,12 +198,43 @@ class BackgroundChecker:
         )
 
 
+_kept: dict[FetchOptions, BackgroundChecker] = {}
+_kept_lock = threading.Lock()
+
+
+def kept_checker(options: FetchOptions) -> BackgroundChecker:
+    """A BackgroundChecker that lives as long as this process, one per set of options.
+
+    A worker checks batch after batch; with a checker (and so a connection
+    pool) per batch, every request to a host opened a new connection, which
+    cost CPU on both ends and delayed the request after its politeness slot.
+    Kept, the connections are reused from one batch to the next. Closed at exit.
+    """
+    with _kept_lock:
+        checker = _kept.get(options)
+        if checker is None:
+            checker = _kept[options] = BackgroundChecker(options)
+            checker.__enter__()
+            if len(_kept) == 1:
+                atexit.register(close_kept_checkers)
+        return checker
+
+
+def close_kept_checkers() -> None:
+    with _kept_lock:
+        checkers = list(_kept.values())
+        _kept.clear()
+    for checker in checkers:
+        checker.__exit__(None, None, None)
+
+
 def check_claimed(
     claim: Claim,
     options: FetchOptions | None = None,
     progress: ProgressCallback | None = None,
     *,
     keep: bool = True,
+    keep_checker: bool = False,
 ) -> list[CheckResult]:
     """Check the sources of `claim` still held by it, and record the results.
 
@@ -210,7 +243,7 @@ def check_claimed(
     list, so a large claim's memory stays bounded.
     """
     results: list[CheckResult] = []
-    for chunk in iter_check_claimed(claim, options, progress):
+    for chunk in iter_check_claimed(claim, options, progress, keep_checker=keep_checker):
         if keep:
             results.extend(chunk)
     return results
@@ -220,14 +253,25 @@ def iter_check_claimed(
     claim: Claim,
     options: FetchOptions | None = None,
     progress: ProgressCallback | None = None,
+    *,
+    keep_checker: bool = False,
 ) -> Iterator[list[CheckResult]]:
-    """check_claimed, yielding each chunk's results once they are recorded."""
+    """check_claimed, yielding each chunk's results once they are recorded.
+
+    With `keep_checker` (a worker's tasks) the checks go through `kept_checker`,
+    whose connections outlive this call.
+    """
     chunks = batches(claim.source_ids, CHUNK_SIZE)
     if not chunks:
         return
     options = options or FetchOptions.from_settings()
 
-    with BackgroundChecker(options) as checker:
+    context: contextlib.AbstractContextManager[BackgroundChecker] = (
+        contextlib.nullcontext(kept_checker(options))
+        if keep_checker
+        else BackgroundChecker(options)
+    )
+    with context as checker:
 
         def start(
             ids: list[int],

@@ -44,6 +44,7 @@ class LocalSite:
     peak_active: int = 0
     start_times: list[float] = field(default_factory=list)
     user_agents: list[str] = field(default_factory=list)
+    peers: list[object] = field(default_factory=list)  # the client's (address, port) per request
     request_times: list[float] = field(default_factory=list)
     ssl_context: ssl.SSLContext | None = None
     # Set when a client hung up on an endless body at that path (the checker stopped reading).
@@ -67,6 +68,7 @@ class LocalSite:
         self.counters.clear()
         self.start_times.clear()
         self.user_agents.clear()
+        self.peers.clear()
         self.request_times.clear()
         self.hung_up.clear()
         self.peak_active = 0
@@ -218,6 +220,9 @@ class LocalSite:
         self.requests.append((request.method, request.path_qs))
         self.request_times.append(asyncio.get_running_loop().time())
         self.user_agents.append(request.headers.get("User-Agent", ""))
+        self.peers.append(
+            request.transport.get_extra_info("peername") if request.transport else None
+        )
         return await handler(request)
 
     def app(self) -> web.Application:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from email.utils import format_datetime
 import pytest
 import redis
 
+from editorial.linkcheck import fetch
 from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import SharedSpacing, parse_retry_after
 from tests.linkcheck.helpers import check
@@ -136,3 +138,18 @@ def test_retry_after_seen_by_one_checker_holds_back_the_host_for_another(
     asked_to_wait_at = server.request_times[server.requests.index(("GET", "/busy-once?after=1"))]
     other_page_at = server.request_times[server.requests.index(("GET", "/track/y?hold=0"))]
     assert other_page_at - asked_to_wait_at >= 1.0
+
+
+def test_a_long_lived_checker_forgets_the_gates_of_idle_hosts(monkeypatch) -> None:
+    monkeypatch.setattr(fetch, "_MAX_GATES", 2)
+
+    async def gates_kept() -> list[str]:
+        checker = fetch.Checker(fetch.FetchOptions(host_spacing=0.0, per_host=2))
+        busy = checker._gate("busy.example")
+        assert busy is not None
+        await busy.acquire()  # a request in flight: its gate must stay
+        checker._gate("idle.example")
+        checker._gate("new.example")  # the third gate: the idle one goes
+        return sorted(checker._gates)
+
+    assert asyncio.run(gates_kept()) == ["busy.example", "new.example"]

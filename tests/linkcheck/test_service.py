@@ -227,3 +227,25 @@ def test_a_check_that_changes_the_health_writes_the_changed_columns(
     assert source.health == Source.Health.OK
     assert (source.failure_streak, source.first_failure_at) == (0, None)
     assert source.last_status_code == 200 and source.last_fingerprint
+
+
+def test_a_kept_checker_reuses_its_connections_from_one_batch_to_the_next(
+    server: LocalSite, make_source
+) -> None:
+    first, second = make_source(url=server.url("/ok?a")), make_source(url=server.url("/ok?b"))
+    try:
+        service.check_claimed(service.claim_sources([first.pk]), keep_checker=True)
+        service.check_claimed(service.claim_sources([second.pk]), keep_checker=True)
+    finally:
+        service.close_kept_checkers()
+    assert server.paths() == ["/ok?a", "/ok?b"]
+    assert server.peers[0] == server.peers[1]  # the same client socket: one connection
+
+
+def test_without_a_kept_checker_each_batch_opens_its_own_connections(
+    server: LocalSite, make_source
+) -> None:
+    first, second = make_source(url=server.url("/ok?a")), make_source(url=server.url("/ok?b"))
+    service.check_claimed(service.claim_sources([first.pk]))
+    service.check_claimed(service.claim_sources([second.pk]))
+    assert server.peers[0] != server.peers[1]
