@@ -93,6 +93,8 @@ def claim_due(now: datetime | None = None, limit: int | None = None) -> Claim:
     now = now or timezone.now()
     limit = limit or settings.LINKCHECK_MAX_PER_RUN
     lease = _lease(now)
+    if connection.vendor == "postgresql":
+        return Claim(lease=lease, source_ids=sorted(_claim_due_returning(now, lease, limit)))
     with transaction.atomic():
         candidates = list(
             due_sources(now)
@@ -109,6 +111,23 @@ def claim_due(now: datetime | None = None, limit: int | None = None) -> Claim:
             ).values_list("pk", flat=True)
         )
     return Claim(lease=lease, source_ids=sorted(claimed))
+
+
+def _claim_due_returning(now: datetime, lease: datetime, limit: int) -> list[int]:
+    """claim_due in one statement: UPDATE ... WHERE id IN (due, locked, skipping locked
+    rows) RETURNING id. The three-statement form sent 100,000 ids to the database
+    twice at the largest claims and took seconds."""
+    due = due_sources(now).select_for_update(skip_locked=True).values("pk")[:limit]
+    select, params = due.query.sql_with_params()
+    ops = connection.ops
+    table, column = ops.quote_name(Source._meta.db_table), ops.quote_name("next_check_at")
+    sql = (
+        f"UPDATE {table} SET {column} = %s WHERE id IN ({select}) "  # noqa: S608 - ORM-built
+        f"AND ({column} IS NULL OR {column} <= %s) RETURNING id"
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, [lease, *params, now])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def claim_sources(source_ids: Iterable[int], now: datetime | None = None) -> Claim:
