@@ -81,6 +81,8 @@ BINARY_SUFFIXES = frozenset(
         "webp",
     }
 )
+# With a host spacing, checks that may wait for their host's turn per request in flight.
+_WAITING_PER_REQUEST = 8
 # Per-host gates a checker keeps before it forgets the idle ones.
 _MAX_GATES = 10_000
 # End tags checked per body with text_complete before reading on to the end or cap.
@@ -406,6 +408,7 @@ class Checker:
         self._queue: asyncio.Queue[_Job] | None = None
         self._workers: list[asyncio.Task[None]] = []
         self._shared: SharedSpacing | None = None
+        self._in_flight: asyncio.Semaphore | None = None
 
     async def __aenter__(self) -> Self:
         o = self.options
@@ -471,10 +474,14 @@ class Checker:
         """
         if self._queue is None:
             self._queue = asyncio.Queue()
-            self._workers = [
-                asyncio.create_task(self._work(self._queue))
-                for _ in range(self.options.global_concurrency)
-            ]
+            o = self.options
+            pool = o.global_concurrency
+            if o.host_spacing > 0:
+                # Checks waiting for their host's turn must not starve the others: a
+                # larger pool, and the global limit on requests in flight instead.
+                self._in_flight = asyncio.Semaphore(o.global_concurrency)
+                pool *= _WAITING_PER_REQUEST
+            self._workers = [asyncio.create_task(self._work(self._queue)) for _ in range(pool)]
         future: asyncio.Future[CheckResult] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((url, future))
         return future
@@ -639,24 +646,38 @@ class Checker:
         if session is None:
             raise RuntimeError("use Checker as an async context manager")
         gate = self._gate(host)
-        # The global limit is the worker pool's size: no semaphore per request.
+        # The global limit is the worker pool's size, or with a spacing (when a
+        # check may wait its host's turn) this semaphore: no waiting check holds it.
         if gate is not None:
             await gate.acquire()
+        in_flight = self._in_flight
         try:
-            async with session.request(method, url, allow_redirects=False) as response:
-                status = response.status
-                headers = response.headers
-                if method != "GET" or not 200 <= status < 300:
-                    return status, headers, None
-                content_type = headers.get("Content-Type", "")
-                if not _is_text(content_type):
-                    # Hang up rather than download a file nobody fingerprints.
-                    response.close()
-                    return status, headers, None
-                body = await self._read_text(response, "html" in content_type)
+            if in_flight is not None:
+                await in_flight.acquire()
+            try:
+                return await self._request(session, method, url)
+            finally:
+                if in_flight is not None:
+                    in_flight.release()
         finally:
             if gate is not None:
                 gate.release()
+
+    async def _request(
+        self, session: aiohttp.ClientSession, method: str, url: URL
+    ) -> tuple[int, Mapping[str, str], _Body | None]:
+        """One request, with the body read as `_read_text` does for a textual 2xx GET."""
+        async with session.request(method, url, allow_redirects=False) as response:
+            status = response.status
+            headers = response.headers
+            if method != "GET" or not 200 <= status < 300:
+                return status, headers, None
+            content_type = headers.get("Content-Type", "")
+            if not _is_text(content_type):
+                # Hang up rather than download a file nobody fingerprints.
+                response.close()
+                return status, headers, None
+            body = await self._read_text(response, "html" in content_type)
         return status, headers, body
 
     async def _read_text(self, response: aiohttp.ClientResponse, html: bool) -> _Body:
