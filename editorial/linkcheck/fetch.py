@@ -186,97 +186,164 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, when.timestamp() - current)
 
 
+_NOW_MS = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+"""
+
+
+class _Batched:
+    """One Lua script called for many waiters at once: each waiter gives its keys (and
+    its own arguments after the common ones) and gets the script's number for
+    them. Waiters arriving within `gather` seconds share a call."""
+
+    def __init__(self, script: Any, args: list[int], gather: float) -> None:
+        self._script, self._args, self._gather = script, args, gather
+        self._pending: list[tuple[list[str], list[int], asyncio.Future[int]]] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    async def __call__(self, keys: list[str], args: list[int] | None = None) -> int:
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._pending.append((keys, args or [], future))
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                await asyncio.sleep(self._gather)
+                batch, self._pending = self._pending, []
+                try:
+                    keys = [key for waiter_keys, _, _ in batch for key in waiter_keys]
+                    args = self._args + [arg for _, waiter_args, _ in batch for arg in waiter_args]
+                    results = await self._script(keys=keys, args=args)
+                except Exception as exc:  # every waiter gets the error, none hangs
+                    for _, _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, _, future), result in zip(batch, results, strict=True):
+                    if not future.done():
+                        future.set_result(int(result))
+        finally:
+            self._flusher = None
+
+    def close(self) -> None:
+        if self._flusher is not None:
+            self._flusher.cancel()
+
+
 class SharedSpacing:
-    """Per-host start slots in Redis, so every checker on it keeps a host's spacing.
+    """Per-host request starts kept apart in Redis, for every checker on it.
 
     Each worker's checker has its own per-host gate; without this, two workers
     (or two tasks) checking URLs of one host would each keep their own spacing
-    and together send twice as often. A request takes the host's next free
-    slot (atomically, on Redis's clock, so workers on different machines agree)
-    and sleeps until it. Requests that reach their gates within `_GATHER` of
-    each other share one Redis call: a round trip each cost more CPU than the
-    rest of the check, and a few milliseconds are nothing against a spacing.
+    and together send twice as often. A request first takes the host's next
+    free slot (a queue place, so waiters do not stampede) and sleeps until it
+    (`wait_turn`); then, right before it is sent, it *starts* (`start`): Redis
+    notes when, and refuses a start less than `spacing` after the host's last
+    one, which a neighbour that was held up after its slot (a busy loop, the
+    global limit) would otherwise make. Both are atomic Lua calls on Redis's
+    clock, so workers on different machines agree. Requests that reach either
+    step within `_GATHER` of each other share one Redis call: a round trip each
+    cost more CPU than the rest of the check.
     """
 
+    _PREFIX = "linkcheck:host:"
     _GATHER = 0.005  # seconds
-
-    _PREFIX = "linkcheck:host-slot:"
-    # KEYS the hosts' slot keys (a host may repeat); ARGV[1] spacing in ms.
-    # Returns, per key, ms until its slot.
-    _RESERVE = """
-local now = redis.call('TIME')
-local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+    # KEYS: each waiter's next-free-slot key (a host may repeat); ARGV[1] spacing in ms,
+    # ARGV[1 + i] the phase (ms) of KEYS[i]'s host should it have no slot yet.
+    # Returns per key the ms until its slot.
+    _RESERVE = (
+        _NOW_MS
+        + """
 local spacing = tonumber(ARGV[1])
 local waits = {}
 for i, key in ipairs(KEYS) do
-  local slot = math.max(t, tonumber(redis.call('GET', key) or '0'))
+  local free = redis.call('GET', key)
+  local slot = t + tonumber(ARGV[1 + i])
+  if free then slot = math.max(t, tonumber(free)) end
   local free = slot + spacing
   redis.call('SET', key, free, 'PX', free - t + 1000)
   waits[i] = slot - t
 end
 return waits
 """
-    # KEYS[1] the host's slot key; ARGV[1] ms from now before which no slot is free.
-    _HOLD = """
-local now = redis.call('TIME')
-local t = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+    )
+    # KEYS: per waiter its host's last-start key then its next-free-slot key; ARGV[1]
+    # spacing in ms. Returns per waiter 0 (started now, noted) or the ms to wait first.
+    _START = (
+        _NOW_MS
+        + """
+local spacing = tonumber(ARGV[1])
+local waits = {}
+for i = 1, #KEYS, 2 do
+  local last = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if t < last + spacing then
+    waits[#waits + 1] = last + spacing - t
+  else
+    redis.call('SET', KEYS[i], t, 'PX', spacing + 1000)
+    local free = math.max(t + spacing, tonumber(redis.call('GET', KEYS[i + 1]) or '0'))
+    redis.call('SET', KEYS[i + 1], free, 'PX', free - t + 1000)
+    waits[#waits + 1] = 0
+  end
+end
+return waits
+"""
+    )
+    # KEYS[1] the host's next-free-slot key; ARGV[1] ms from now before which no slot is.
+    _HOLD = (
+        _NOW_MS
+        + """
 local free = math.max(t + tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))
 redis.call('SET', KEYS[1], free, 'PX', free - t + 1000)
 return free - t
 """
+    )
 
     def __init__(self, url: str, spacing: float) -> None:
         import redis.asyncio
 
         self._client = redis.asyncio.Redis.from_url(url)
-        self._reserve = self._client.register_script(self._RESERVE)
-        self._hold = self._client.register_script(self._HOLD)
         self._spacing_ms = round(spacing * 1000)
-        self._pending: list[tuple[str, asyncio.Future[int]]] = []
-        self._flusher: asyncio.Task[None] | None = None
+        ms = [self._spacing_ms]
+        reserve = self._client.register_script(self._RESERVE)
+        start = self._client.register_script(self._START)
+        self._reserve = _Batched(reserve, ms, self._GATHER)
+        self._start = _Batched(start, ms, self._GATHER)
+        self._hold = self._client.register_script(self._HOLD)
 
     @classmethod
-    def key(cls, host: str) -> str:
-        return cls._PREFIX + host
+    def keys(cls, host: str) -> list[str]:
+        """The host's keys: its last start and its next free slot."""
+        return [f"{cls._PREFIX}{host}:last", f"{cls._PREFIX}{host}:free"]
 
     async def wait_turn(self, host: str) -> None:
-        """Return when the host's next slot (taken now) has come."""
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._pending.append((self.key(host), future))
-        if self._flusher is None:
-            self._flusher = asyncio.create_task(self._flush())
-        wait_ms = await future
+        """Take the host's next free slot and return when it has come.
+
+        A host not seen within a spacing starts at a random phase within one: a
+        batch's hosts would otherwise all come due at once, every spacing, and
+        the burst's last requests would start late and drift the whole run.
+        """
+        phase = random.randrange(self._spacing_ms) if self._spacing_ms > 1 else 0  # noqa: S311
+        wait_ms = await self._reserve(self.keys(host)[1:], [phase])
         if wait_ms > 0:
             await asyncio.sleep(wait_ms / 1000)
 
-    async def _flush(self) -> None:
-        """Reserve slots for everything pending, one Redis call a batch, until none is."""
-        try:
-            while self._pending:
-                await asyncio.sleep(self._GATHER)
-                batch, self._pending = self._pending, []
-                try:
-                    waits = await self._reserve(
-                        keys=[key for key, _ in batch], args=[self._spacing_ms]
-                    )
-                except Exception as exc:  # every waiter gets the error, none hangs
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(exc)
-                    continue
-                for (_, future), wait in zip(batch, waits, strict=True):
-                    if not future.done():
-                        future.set_result(int(wait))
-        finally:
-            self._flusher = None
+    async def start(self, host: str) -> None:
+        """Return once Redis has noted this request's start (waiting first if needed)."""
+        keys = self.keys(host)
+        while (wait_ms := await self._start(keys)) > 0:
+            await asyncio.sleep(wait_ms / 1000)
 
     async def hold(self, host: str, seconds: float) -> None:
         """No slot for the host for anyone during `seconds` (Retry-After)."""
-        await self._hold(keys=[self.key(host)], args=[max(1, round(seconds * 1000))])
+        await self._hold(keys=self.keys(host)[1:], args=[max(1, round(seconds * 1000))])
 
     async def close(self) -> None:
-        if self._flusher is not None:
-            self._flusher.cancel()
+        self._reserve.close()
+        self._start.close()
         await self._client.aclose()
 
 
@@ -336,6 +403,11 @@ class _HostGate:
         if local > 0:
             await asyncio.sleep(local)
         await shared.wait_turn(self._host)
+
+    async def start(self) -> None:
+        """Right before the request goes out: with shared slots, note the start."""
+        if self._shared is not None:
+            await self._shared.start(self._host)
 
     def release(self) -> None:
         self._in_flight -= 1
@@ -655,6 +727,8 @@ class Checker:
             if in_flight is not None:
                 await in_flight.acquire()
             try:
+                if gate is not None:
+                    await gate.start()
                 return await self._request(session, method, url)
             finally:
                 if in_flight is not None:

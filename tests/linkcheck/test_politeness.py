@@ -78,7 +78,7 @@ REDIS_URL = os.environ.get("LINKCHECK_TEST_REDIS_URL", "redis://127.0.0.1:6379/5
 def shared_spacing(allow_loopback) -> Iterator[str]:
     """Host slots shared through the test Redis, starting from a clean slate for the host."""
     client = redis.Redis.from_url(REDIS_URL)
-    keys = [SharedSpacing.key("127.0.0.1")]
+    keys = SharedSpacing.keys("127.0.0.1")
     client.delete(*keys)
     allow_loopback.LINKCHECK_SHARED_SPACING_URL = REDIS_URL
     yield REDIS_URL
