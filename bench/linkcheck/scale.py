@@ -112,10 +112,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_worker(env: dict[str, str], name: str, logdir: Path) -> subprocess.Popen[bytes]:
+def start_worker(
+    env: dict[str, str], name: str, logdir: Path, threads: int
+) -> subprocess.Popen[bytes]:
+    """One worker process; with `threads` > 1 it runs that many tasks at once in threads
+    (sharing the process's kept checker), so one task's last slots overlap the next's."""
     log = open(logdir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+    pool = ["--pool=solo"] if threads <= 1 else ["--pool=threads", f"--concurrency={threads}"]
     return subprocess.Popen(
-        [CELERY, "-A", "editorial", "worker", "--pool=solo", "--without-mingle"]
+        [CELERY, "-A", "editorial", "worker", *pool, "--without-mingle"]
         + ["--without-gossip", "--loglevel=INFO", "-n", f"{name}@%h"],
         cwd=ROOT,
         env=env,
@@ -142,6 +147,7 @@ def main() -> int:
         "--spacing", type=float, default=1.0, help="seconds between a host's requests"
     )
     parser.add_argument("--batch", type=int, default=1000, help="LINKCHECK_BATCH_SIZE")
+    parser.add_argument("--threads", type=int, default=4, help="tasks at once per worker")
     parser.add_argument("--timeout", type=float, default=900)
     args = parser.parse_args()
     per_host = -(-args.sources // args.hosts)
@@ -165,7 +171,7 @@ def main() -> int:
     try:
         print(f"preparing {args.sources:,} sources over {args.hosts:,} hosts ...", flush=True)
         prepare(env, port, args.sources, args.hosts)
-        workers = [start_worker(env, f"scale-{i}", workdir) for i in (1, 2)]
+        workers = [start_worker(env, f"scale-{i}", workdir, args.threads) for i in (1, 2)]
         wait_until_ready(workdir, workers)
         cpu_ready = [cpu_seconds(w.pid) for w in workers]
         server_cpu_ready = cpu_seconds(server.pid)
