@@ -12,6 +12,7 @@ from datetime import datetime
 from functools import partial
 
 from celery import shared_task
+from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
@@ -28,14 +29,23 @@ _RETRY = {
 
 @shared_task(acks_late=True, **_RETRY)
 def check_due_sources() -> dict[str, int]:
-    """Claim the sources due now and queue them in batches; prune old history."""
+    """Claim the sources due now and queue them in batches; prune old history.
+
+    Claimed a part at a time (each part committed, then its batches queued), so
+    workers start on the first batches while the rest is claimed.
+    """
     now = timezone.now()
-    with transaction.atomic():
-        claim = service.claim_due(now)
-        for batch in service.batches(claim.source_ids):
-            transaction.on_commit(partial(check_sources.delay, batch, claim.lease.isoformat()))
+    claimed = 0
+    for part in service.claim_parts(settings.LINKCHECK_MAX_PER_RUN):
+        with transaction.atomic():
+            claim = service.claim_due(now, part)
+            for batch in service.batches(claim.source_ids):
+                transaction.on_commit(partial(check_sources.delay, batch, claim.lease.isoformat()))
+        claimed += len(claim.source_ids)
+        if len(claim.source_ids) < part:
+            break  # nothing more is due
     pruned = state.prune_history(now)
-    return {"claimed": len(claim.source_ids), "pruned": pruned}
+    return {"claimed": claimed, "pruned": pruned}
 
 
 @shared_task(acks_late=True, **_RETRY)

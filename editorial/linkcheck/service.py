@@ -130,6 +130,17 @@ def _claim_due_returning(now: datetime, lease: datetime, limit: int) -> list[int
         return [row[0] for row in cursor.fetchall()]
 
 
+# Batches claimed together by check_due_sources before their tasks are queued.
+CLAIM_PART_BATCHES = 10
+
+
+def claim_parts(total: int) -> Iterator[int]:
+    """Sizes of the successive claims that make up a claim of `total` sources."""
+    part = CLAIM_PART_BATCHES * settings.LINKCHECK_BATCH_SIZE
+    for start in range(0, total, part):
+        yield min(part, total - start)
+
+
 def claim_sources(source_ids: Iterable[int], now: datetime | None = None) -> Claim:
     """Claim the given sources whether or not they are due ("check now")."""
     now = now or timezone.now()

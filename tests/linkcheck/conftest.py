@@ -137,3 +137,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         path = Path(tempfile.mkdtemp(prefix="linkcheck-db-")) / "test.sqlite3"
         test["NAME"] = str(path)
         connections["default"].settings_dict.setdefault("TEST", {})["NAME"] = str(path)
+
+
+@pytest.fixture(autouse=True)
+def no_kept_checkers() -> Iterator[None]:
+    """A checker a task kept for the process (and its connections) ends with its test."""
+    yield
+    from editorial.linkcheck import service
+
+    service.close_kept_checkers()
