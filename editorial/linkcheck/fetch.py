@@ -394,8 +394,6 @@ class _HostGate:
             # A busy event loop may have woken the previous request late:
             # keep the spacing from when it really started, not when it was due.
             start = max(start, self._last_start + self._spacing)
-        self._last_start = now
-        self._next_start = max(self._next_start, now + self._spacing)
 
     async def _acquire_shared(self, shared: SharedSpacing) -> None:
         # A Retry-After this checker saw is held in Redis too; the local one is a floor.
@@ -405,9 +403,20 @@ class _HostGate:
         await shared.wait_turn(self._host)
 
     async def start(self) -> None:
-        """Right before the request goes out: with shared slots, note the start."""
+        """Right before the request goes out: note its real start, after waiting if the
+        previous request to the host started less than a spacing ago (it, or this one,
+        was held up after its turn: a busy loop, the limit on requests in flight)."""
         if self._shared is not None:
             await self._shared.start(self._host)
+            return
+        if self._spacing <= 0:
+            return
+        now = time.monotonic()
+        while now < self._last_start + self._spacing:
+            await asyncio.sleep(self._last_start + self._spacing - now)
+            now = time.monotonic()
+        self._last_start = now
+        self._next_start = max(self._next_start, now + self._spacing)
 
     def release(self) -> None:
         self._in_flight -= 1
