@@ -11,7 +11,8 @@ dropped and created each run); Redis database 7 is the broker and holds the
 shared per-host slots. The run is what production does: `check_due_sources`
 is sent to the broker, one worker claims every due source
 (`service.claim_due`) and queues batches of `check_sources`, and two worker
-processes (`celery worker --pool=solo`) check and record them.
+processes (`celery worker --pool=threads --concurrency=4`; `--threads 1`: solo)
+check and record them.
 
 Figures:
 
