@@ -313,8 +313,11 @@ LINKCHECK_HOST_SPACING = env_float("LINKCHECK_HOST_SPACING", 0.5, minimum=0.0)
 LINKCHECK_RETRIES = env_int("LINKCHECK_RETRIES", 2, minimum=0)
 LINKCHECK_BACKOFF = env_float("LINKCHECK_BACKOFF", 1.0, minimum=0.0)
 LINKCHECK_RETRY_AFTER_MAX = env_float("LINKCHECK_RETRY_AFTER_MAX", 60.0, minimum=0.0)
-# HEAD first, then GET only when HEAD is refused or the page's text is needed.
-LINKCHECK_HEAD_FIRST = env_bool("LINKCHECK_HEAD_FIRST", True)
+# Off: one streamed GET per URL (HEAD only for file-like paths such as .pdf or .mp3).
+# On: HEAD first for every URL, then GET when HEAD is refused or the page's text is needed.
+LINKCHECK_HEAD_FIRST = env_bool("LINKCHECK_HEAD_FIRST", False)
+# Redis where workers share per-host start slots, so the spacing holds across workers.
+LINKCHECK_SHARED_SPACING_URL = env_str("LINKCHECK_SHARED_SPACING_URL", REDIS_URL)
 # A source is declared broken after this many failing checks, each at least
 # LINKCHECK_FAILURE_SPACING_DAYS after the previous counted one.
 LINKCHECK_BROKEN_AFTER = env_int("LINKCHECK_BROKEN_AFTER", 3, minimum=1)

@@ -16,6 +16,7 @@ from datetime import datetime
 from functools import partial
 
 from celery import current_app, shared_task
+from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
@@ -30,14 +31,23 @@ RETRY_ON = (DatabaseError,)
     acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, retry_backoff_max=600, max_retries=5
 )
 def check_due_sources() -> dict[str, int]:
-    """Claim the sources due now and queue them in batches; prune old history."""
+    """Claim the sources due now and queue them in batches; prune old history.
+
+    Claimed a part at a time (each part committed, then its batches queued), so
+    workers start on the first batches while the rest is claimed.
+    """
     now = timezone.now()
-    with transaction.atomic():
-        claim = service.claim_due(now)
-        for batch in service.batches(claim.source_ids):
-            transaction.on_commit(partial(check_sources.delay, batch, claim.lease.isoformat()))
+    claimed = 0
+    for part in service.claim_parts(settings.LINKCHECK_MAX_PER_RUN):
+        with transaction.atomic():
+            claim = service.claim_due(now, part)
+            for batch in service.batches(claim.source_ids):
+                transaction.on_commit(partial(check_sources.delay, batch, claim.lease.isoformat()))
+        claimed += len(claim.source_ids)
+        if len(claim.source_ids) < part:
+            break  # nothing more is due
     pruned = state.prune_history(now)
-    return {"claimed": len(claim.source_ids), "pruned": pruned}
+    return {"claimed": claimed, "pruned": pruned}
 
 
 @shared_task(
@@ -47,7 +57,7 @@ def check_sources(source_ids: list[int], lease: str) -> dict[str, int]:
     """Check the sources still claimed under `lease` and record the results."""
     claim = service.Claim(lease=datetime.fromisoformat(lease), source_ids=list(source_ids))
     counts: dict[str, int] = {}
-    for results in service.iter_check_claimed(claim):
+    for results in service.iter_check_claimed(claim, keep_checker=True):
         for result in results:
             counts[str(result.outcome)] = counts.get(str(result.outcome), 0) + 1
     return counts

@@ -1,9 +1,9 @@
 """Run Glossary Desk's checker over N sources through the real code path, print JSON.
 
-    python bench/linkcheck/ours.py PORT N [--get-only]
+    python bench/linkcheck/ours.py PORT N [--head-first]
 
 Sources are rows in a fresh SQLite database; the timed part is the claim, the
-checks (SSRF guard, HEAD/GET, classification, fingerprints) and the records
+checks (SSRF guard, one GET per URL by default, classification, fingerprints) and the records
 (LinkCheck rows written, Source state updated): `service.claim_sources` then
 `service.check_claimed`, the code a worker runs.
 """
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> None:
     port, n = int(sys.argv[1]), int(sys.argv[2])
-    get_only = "--get-only" in sys.argv
+    head_first = "--head-first" in sys.argv
     db = Path(tempfile.mkdtemp(prefix="bench-linkcheck-")) / "bench.sqlite3"
     os.environ.update(
         {
@@ -40,10 +40,13 @@ def main() -> None:
             "LINKCHECK_CONCURRENCY": "64",
             "LINKCHECK_PER_HOST_CONCURRENCY": "0",
             "LINKCHECK_HOST_SPACING": "0",
-            "LINKCHECK_HEAD_FIRST": "false" if get_only else "true",
             "LOG_LEVEL": "WARNING",
         }
     )
+    # Unset: the default (one GET per URL). --head-first measures the option.
+    os.environ.pop("LINKCHECK_HEAD_FIRST", None)
+    if head_first:
+        os.environ["LINKCHECK_HEAD_FIRST"] = "true"
     import django
 
     django.setup()

@@ -78,6 +78,17 @@ _AD_ATTRIBUTE = re.compile(
 _MAIN = re.compile(r"<(main|article)\b[^>]*>(.*)</\1\s*>", re.I | re.S)
 _ANY_TAG = re.compile(r"<[^>]*>")
 
+# Where a streamed body may be complete for the fingerprint (see `text_end`).
+END_MARK = re.compile(rb"</(?:main|body|html)\s*>", re.I)
+# The longest END_MARK match a chunk boundary could split, give or take whitespace.
+END_MARK_OVERLAP = 32
+# An opaque element or comment left open: it may hide (or swallow) a later end tag.
+_OPAQUE_OPEN = re.compile(
+    r"<!--|<(?:script|style|noscript|template|svg|iframe|object|canvas|title)\b", re.I
+)
+_ARTICLE_OPEN = re.compile(r"<article\b", re.I)
+_END_TAG = re.compile(r"</(main|body|html)\s*>\Z", re.I)
+
 
 def _may_be_furniture(attrs: str) -> bool:
     """A cheap pre-check for _AD_ATTRIBUTE: False only when it cannot match.
@@ -93,41 +104,47 @@ def _may_be_furniture(attrs: str) -> bool:
 
 
 def _drop_furniture(html: str) -> str:
-    """Remove skipped elements (nav, ads, ...) with everything inside them."""
-    kept: list[str] = []
-    position = 0
+    """Remove skipped elements (nav, ads, ...) with everything inside them.
+
+    `_TAG.split` cuts the page into text and tag parts in one call (the tag is
+    rebuilt from its groups only when kept), which is much cheaper than a
+    match object per tag; the output is the same as matching tag by tag.
+    """
+    parts = _TAG.split(html)
+    if len(parts) == 1:
+        return html
+    kept = [parts[0]]
     skipping: str | None = None
     depth = 0
-    for match in _TAG.finditer(html):
-        closing, name, attrs = match.groups()
+    for i in range(1, len(parts), 4):
+        closing, name, attrs = parts[i], parts[i + 1], parts[i + 2]
         if skipping is not None:
             if name.lower() == skipping:
                 if closing:
                     depth -= 1
                     if depth == 0:
                         skipping = None
-                        position = match.end()
+                        kept.append(parts[i + 3])
                 elif not attrs.endswith("/"):
                     depth += 1
             continue
-        if closing:  # the common case first: a closing tag never starts a skip
-            continue
-        name = name.lower()
-        if name in _SKIP_TAGS:
-            if attrs.endswith("/"):
+        if not closing:  # a closing tag never starts a skip
+            low = name.lower()
+            if low in _SKIP_TAGS:
+                starts = not attrs.endswith("/")
+            else:
+                starts = (
+                    bool(attrs)
+                    and low not in _VOID_TAGS
+                    and not attrs.endswith("/")
+                    and _may_be_furniture(attrs)
+                    and _AD_ATTRIBUTE.search(attrs) is not None
+                )
+            if starts:
+                skipping, depth = low, 1
                 continue
-        elif (
-            not attrs
-            or name in _VOID_TAGS
-            or attrs.endswith("/")
-            or not _may_be_furniture(attrs)
-            or not _AD_ATTRIBUTE.search(attrs)
-        ):
-            continue
-        kept.append(html[position : match.start()])
-        skipping, depth = name, 1
-    if skipping is None:
-        kept.append(html[position:])
+        kept.append(f"<{closing}{name}{attrs}>")
+        kept.append(parts[i + 3])
     return "".join(kept)
 
 
@@ -146,6 +163,38 @@ def main_text(html: str) -> str:
     if main is not None:
         text = main.group(2)
     return normalise(unescape(_ANY_TAG.sub(" ", text)))
+
+
+def text_complete(html: str) -> bool:
+    """True when `html`, a prefix of a page that ends with `</main>`, `</body>` or
+    `</html>`, already holds all the text the fingerprint reads.
+
+    Then the rest of the body need not be read: `fingerprint(html)` equals the
+    fingerprint of the whole page whenever the page has one visible `<main>`
+    (what HTML allows), or, for `</body>` and `</html>`, whenever nothing but
+    markup, scripts, styles, comments or whitespace follows the end of the
+    document (what browsers and servers send). A prefix whose end tag may not be
+    real is never complete: one inside a comment or script that is still open,
+    or a `</main>` that `main_text` would not end the main text at (it sits in
+    an ad or navigation block, or an `<article>` opened before `<main>` may
+    still be closed after it).
+    """
+    end = _END_TAG.search(html)
+    if end is None:
+        return False
+    opaque_removed = _OPAQUE.sub(" ", html)
+    if _OPAQUE_OPEN.search(opaque_removed) is not None:
+        return False
+    if end.group(1).lower() != "main":
+        return True
+    kept = _drop_furniture(opaque_removed)
+    if not _END_TAG.search(kept):
+        return False  # this </main> closes a skipped block, not the main text
+    main = _MAIN.search(kept)
+    if main is None or main.group(1).lower() != "main" or main.end() != len(kept):
+        return False
+    # <article> wrapping <main>: main_text would take the whole article.
+    return _ARTICLE_OPEN.search(kept, 0, main.start()) is None
 
 
 def fingerprint_text(text: str) -> str:

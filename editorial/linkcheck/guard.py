@@ -9,9 +9,12 @@ between the check and the connect cannot slip through.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import ipaddress
 import socket
 from collections.abc import Iterable
+from typing import Any
 
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import ThreadedResolver
@@ -115,6 +118,34 @@ def check_host_literal(host: str, allow: tuple[IPNetwork, ...] | None = None) ->
         check_address(ip, allow)
 
 
+class _SocketModuleLookups:
+    """getaddrinfo/getnameinfo from the socket module, in the loop's default executor.
+
+    What asyncio's own event loop does. uvloop's loop resolves inside libuv
+    instead, out of reach of anything that wraps socket.getaddrinfo, such as
+    the tests' network fence; this keeps every lookup on the one documented path.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    async def getaddrinfo(
+        self,
+        host: str,
+        port: int,
+        *,
+        family: int = 0,
+        type: int = 0,
+        proto: int = 0,
+        flags: int = 0,
+    ) -> list[Any]:
+        lookup = functools.partial(socket.getaddrinfo, host, port, family, type, proto, flags)
+        return await self._loop.run_in_executor(None, lookup)
+
+    async def getnameinfo(self, sockaddr: tuple[Any, ...], flags: int = 0) -> tuple[str, str]:
+        return await self._loop.run_in_executor(None, socket.getnameinfo, sockaddr, flags)
+
+
 class GuardedResolver(AbstractResolver):
     """Resolves names and returns only addresses the guard allows.
 
@@ -124,7 +155,8 @@ class GuardedResolver(AbstractResolver):
     """
 
     def __init__(self, allow: tuple[IPNetwork, ...] | None = None) -> None:
-        self._inner = ThreadedResolver()
+        lookups = _SocketModuleLookups(asyncio.get_running_loop())
+        self._inner = ThreadedResolver(lookups)  # type: ignore[arg-type]
         self._allow = allowed_networks() if allow is None else allow
 
     async def resolve(

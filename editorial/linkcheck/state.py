@@ -42,16 +42,23 @@ STATE_FIELDS = (
 )
 
 
+# State columns every check writes whatever they held: never loaded, never compared.
+ALWAYS_WRITTEN = ("last_checked_at", "next_check_at")
+# The other state columns, loaded so that only those a check changed are written.
+COMPARED_FIELDS = tuple(name for name in STATE_FIELDS if name not in ALWAYS_WRITTEN)
+
+
 class SourceRow:
     """The columns of a Source that a check reads and writes, without a model instance.
 
     Loading these as plain values is several times cheaper than building
     Source instances, which mattered at thousands of sources per run.
-    `apply_result` accepts either.
+    `apply_result` accepts either. ALWAYS_WRITTEN columns are not loaded (the
+    check sets them), which also spares parsing two datetimes per source.
     """
 
     __slots__ = ("pk", "url", "confirmed_fingerprint", *STATE_FIELDS)
-    LOAD_FIELDS = ("pk", "url", "confirmed_fingerprint", *STATE_FIELDS)
+    LOAD_FIELDS = ("pk", "url", "confirmed_fingerprint", *COMPARED_FIELDS)
 
     pk: int
     url: str
@@ -69,8 +76,21 @@ class SourceRow:
     last_fingerprint: str
 
     def __init__(self, values: Sequence[Any]) -> None:
-        for name, value in zip(self.LOAD_FIELDS, values, strict=True):
-            setattr(self, name, value)
+        # One unpacking statement: a setattr loop cost as much as the database read.
+        (
+            self.pk,
+            self.url,
+            self.confirmed_fingerprint,
+            self.health,
+            self.health_changed_at,
+            self.failure_streak,
+            self.first_failure_at,
+            self.last_counted_failure_at,
+            self.last_outcome,
+            self.last_status_code,
+            self.suggested_url,
+            self.last_fingerprint,
+        ) = values
 
     @property
     def changed_since_confirmed(self) -> bool:

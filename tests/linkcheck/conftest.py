@@ -107,6 +107,7 @@ def fast_checks(settings: Any) -> Any:
     settings.LINKCHECK_RETRIES = 2
     settings.LINKCHECK_RETRY_AFTER_MAX = 2.0
     settings.LINKCHECK_HOST_SPACING = 0.0
+    settings.LINKCHECK_SHARED_SPACING_URL = ""  # spacing within one checker, unless a test says
     settings.LINKCHECK_PER_HOST_CONCURRENCY = 2
     settings.LINKCHECK_MAX_BYTES = 256 * 1024
     settings.LINKCHECK_ALLOW_PRIVATE = []
@@ -136,3 +137,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         path = Path(tempfile.mkdtemp(prefix="linkcheck-db-")) / "test.sqlite3"
         test["NAME"] = str(path)
         connections["default"].settings_dict.setdefault("TEST", {})["NAME"] = str(path)
+
+
+@pytest.fixture(autouse=True)
+def no_kept_checkers() -> Iterator[None]:
+    """A checker a task kept for the process (and its connections) ends with its test."""
+    yield
+    from editorial.linkcheck import service
+
+    service.close_kept_checkers()

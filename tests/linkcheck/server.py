@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import threading
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -44,8 +44,13 @@ class LocalSite:
     peak_active: int = 0
     start_times: list[float] = field(default_factory=list)
     user_agents: list[str] = field(default_factory=list)
+    peers: list[object] = field(default_factory=list)  # the client's (address, port) per request
     request_times: list[float] = field(default_factory=list)
     ssl_context: ssl.SSLContext | None = None
+    # Set when a client hung up on an endless body at that path (the checker stopped reading).
+    hung_up: defaultdict[str, threading.Event] = field(
+        default_factory=lambda: defaultdict(threading.Event)
+    )
 
     @property
     def base(self) -> str:
@@ -63,7 +68,9 @@ class LocalSite:
         self.counters.clear()
         self.start_times.clear()
         self.user_agents.clear()
+        self.peers.clear()
         self.request_times.clear()
+        self.hung_up.clear()
         self.peak_active = 0
 
     # --- handlers -----------------------------------------------------------
@@ -138,6 +145,49 @@ class LocalSite:
         except ConnectionError:  # the checker hung up at its byte cap, as it should
             return response
 
+    async def _stream_forever(
+        self, request: web.Request, response: web.StreamResponse, chunk: bytes, pause: float
+    ) -> web.StreamResponse:
+        """Write `chunk` until the client hangs up (and note that it did)."""
+        try:
+            while True:
+                await response.write(chunk)
+                if pause:
+                    await asyncio.sleep(pause)
+        except ConnectionError:
+            self.hung_up[request.path].set()
+            return response
+
+    async def long_page(self, request: web.Request) -> web.StreamResponse:
+        """A page whose body never ends: after `</main>` (?after=main) or after
+        `</html>` (?after=html) comes an endless tail, fast or (?slow=1) trickling.
+        """
+        response = web.StreamResponse(headers={"Content-Type": "text/html; charset=utf-8"})
+        await response.prepare(request)
+        if request.query.get("after") == "html":
+            head, tail = long_page_head("html"), b"<p>after the end</p>\n" * 500
+        else:
+            head, tail = long_page_head("main"), b"<p>footer words</p>\n" * 500
+        await response.write(head)
+        slow = request.query.get("slow") == "1"
+        return await self._stream_forever(
+            request, response, tail[:40] if slow else tail, 0.05 * slow
+        )
+
+    async def download(self, request: web.Request) -> web.StreamResponse:
+        """An endless binary download at a path that does not look like a file."""
+        response = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
+        await response.prepare(request)
+        return await self._stream_forever(request, response, b"\x00" * 65536, 0.0)
+
+    async def html_at_pdf_path(self, request: web.Request) -> web.Response:
+        return web.Response(text=page("Not a PDF after all."), content_type="text/html")
+
+    async def pdf_refusing_head(self, request: web.Request) -> web.Response:
+        if request.method == "HEAD":
+            return web.Response(status=405)
+        return web.Response(body=b"%PDF-1.7 ...", content_type="application/pdf")
+
     async def changing(self, request: web.Request) -> web.Response:
         n = self._count(request)
         return web.Response(text=page(f"Version {n} of the text."), content_type="text/html")
@@ -170,6 +220,9 @@ class LocalSite:
         self.requests.append((request.method, request.path_qs))
         self.request_times.append(asyncio.get_running_loop().time())
         self.user_agents.append(request.headers.get("User-Agent", ""))
+        self.peers.append(
+            request.transport.get_extra_info("peername") if request.transport else None
+        )
         return await handler(request)
 
     def app(self) -> web.Application:
@@ -191,6 +244,10 @@ class LocalSite:
         app.router.add_route("*", "/file.pdf", self.binary)
         app.router.add_route("*", "/track/{name}", self.track)
         app.router.add_route("*", "/not-found", self.not_found_page)
+        app.router.add_route("*", "/long", self.long_page)
+        app.router.add_route("*", "/download", self.download)
+        app.router.add_route("*", "/page.pdf", self.html_at_pdf_path)
+        app.router.add_route("*", "/refuses-head.pdf", self.pdf_refusing_head)
         return app
 
     async def not_found_page(self, request: web.Request) -> web.Response:
@@ -226,6 +283,16 @@ class LocalSite:
         asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+
+LONG_PAGE_TEXT = "The main text of a long page, complete well before its end."
+
+
+def long_page_head(end: str) -> bytes:
+    """What /long sends before its endless tail: through `</main>` or through `</html>`."""
+    html = page(LONG_PAGE_TEXT)
+    cut = html.index("</main>") + len("</main>") if end == "main" else len(html)
+    return html[:cut].encode()
 
 
 def _redirect(status: int, location: str) -> web.Response:

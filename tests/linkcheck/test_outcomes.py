@@ -20,19 +20,13 @@ def test_a_page_that_answers_is_ok_with_a_fingerprint(server: LocalSite) -> None
     assert result.final_url == server.url("/ok")
     assert result.redirects == []
     assert len(result.fingerprint) == 64
-    assert server.requests == [("HEAD", "/ok"), ("GET", "/ok")]
+    assert server.requests == [("GET", "/ok")]
 
 
 def test_requests_name_the_project_and_a_contact_url(server: LocalSite, settings) -> None:
     check_one(server.url("/ok"))
     assert server.user_agents[0] == settings.LINKCHECK_USER_AGENT
     assert settings.LINKCHECK_CONTACT_URL in server.user_agents[0]
-
-
-def test_head_refused_with_405_falls_back_to_get(server: LocalSite) -> None:
-    result = check_one(server.url("/head-405"))
-    assert result.outcome is Outcome.OK
-    assert server.requests == [("HEAD", "/head-405"), ("GET", "/head-405")]
 
 
 def test_a_file_that_is_not_text_is_checked_with_head_alone(server: LocalSite) -> None:

@@ -7,9 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from editorial.linkcheck import service
+from editorial.linkcheck.state import SourceRow
 from glossary.models import Citation, Entry, LinkCheck, Source
 from tests.linkcheck.server import LocalSite
 
@@ -72,7 +75,7 @@ def test_a_source_cited_by_many_entries_is_fetched_once_per_run(
         Citation.objects.create(entry=make_entry(), source=source)
     service.check_claimed(service.claim_due())
     assert LinkCheck.objects.filter(source=source).count() == 1
-    assert server.requests == [("HEAD", "/ok"), ("GET", "/ok")]
+    assert server.requests == [("GET", "/ok")]
 
 
 def test_running_the_same_claim_twice_records_once_and_fetches_once(
@@ -83,7 +86,7 @@ def test_running_the_same_claim_twice_records_once_and_fetches_once(
     service.check_claimed(claim)
     service.check_claimed(claim)  # e.g. a task redelivered after its worker died
     assert LinkCheck.objects.filter(source=source).count() == 1
-    assert len(server.requests) == 2
+    assert len(server.requests) == 1
 
 
 def test_a_newer_claim_wins_over_an_older_one(server: LocalSite, make_source) -> None:
@@ -170,4 +173,70 @@ def test_a_claim_larger_than_a_chunk_is_checked_and_recorded_chunk_by_chunk(
     for source in sources:
         source.refresh_from_db()
         assert source.last_outcome == "ok" and source.health == Source.Health.OK
-    assert len(server.requests) == 10  # HEAD and GET for each claimed page, once
+    assert len(server.requests) == 5  # one GET for each claimed page, once
+
+
+def test_a_source_row_holds_each_loaded_column_under_its_own_name() -> None:
+    values = [f"value of {name}" for name in SourceRow.LOAD_FIELDS]
+    row = SourceRow(values)
+    assert [getattr(row, name) for name in SourceRow.LOAD_FIELDS] == values
+
+
+def _state_updates(queries: CaptureQueriesContext) -> list[str]:
+    # The claim's UPDATE comes first; the recording's is an executemany ("N times: UPDATE").
+    table = Source._meta.db_table
+    return [q["sql"] for q in queries.captured_queries if f'times: UPDATE "{table}"' in q["sql"]]
+
+
+def test_a_recheck_that_changes_nothing_writes_only_the_check_times(
+    server: LocalSite, make_source
+) -> None:
+    source = make_source(url=server.url("/ok"))
+    service.check_claimed(service.claim_sources([source.pk]))
+    first = Source.objects.get(pk=source.pk)
+    with CaptureQueriesContext(connection) as queries:
+        service.check_claimed(service.claim_sources([source.pk]))
+    [state_update] = _state_updates(queries)
+    assert state_update.count("= %s") == 3  # two columns and the id
+    assert '"last_checked_at" = %s' in state_update and '"next_check_at" = %s' in state_update
+    again = Source.objects.get(pk=source.pk)
+    assert again.health == first.health == Source.Health.OK
+    assert again.last_fingerprint == first.last_fingerprint != ""
+    assert again.last_checked_at is not None and first.last_checked_at is not None
+    assert again.last_checked_at > first.last_checked_at
+
+
+def test_a_check_that_changes_the_health_writes_the_changed_columns(
+    server: LocalSite, make_source
+) -> None:
+    source = make_source(url=server.url("/status/404"))
+    service.check_claimed(service.claim_sources([source.pk]))
+    source.url = server.url("/ok")  # the page is back (as if the site fixed it)
+    Source.objects.filter(pk=source.pk).update(url=source.url)
+    service.check_claimed(service.claim_sources([source.pk]))
+    source.refresh_from_db()
+    assert source.health == Source.Health.OK
+    assert (source.failure_streak, source.first_failure_at) == (0, None)
+    assert source.last_status_code == 200 and source.last_fingerprint
+
+
+def test_a_kept_checker_reuses_its_connections_from_one_batch_to_the_next(
+    server: LocalSite, make_source
+) -> None:
+    first, second = make_source(url=server.url("/ok?a")), make_source(url=server.url("/ok?b"))
+    try:
+        service.check_claimed(service.claim_sources([first.pk]), keep_checker=True)
+        service.check_claimed(service.claim_sources([second.pk]), keep_checker=True)
+    finally:
+        service.close_kept_checkers()
+    assert server.paths() == ["/ok?a", "/ok?b"]
+    assert server.peers[0] == server.peers[1]  # the same client socket: one connection
+
+
+def test_without_a_kept_checker_each_batch_opens_its_own_connections(
+    server: LocalSite, make_source
+) -> None:
+    first, second = make_source(url=server.url("/ok?a")), make_source(url=server.url("/ok?b"))
+    service.check_claimed(service.claim_sources([first.pk]))
+    service.check_claimed(service.claim_sources([second.pk]))
+    assert server.peers[0] != server.peers[1]

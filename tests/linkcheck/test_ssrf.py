@@ -7,6 +7,9 @@ but loopback.
 
 from __future__ import annotations
 
+import socket
+from typing import Any
+
 import pytest
 
 from editorial.linkcheck.classify import Outcome
@@ -114,7 +117,26 @@ def test_a_refused_address_stays_refused_for_every_url_and_hop_of_a_run(
     # Only the redirect hop and the allowed page reached the server.
     assert sorted(path.split("?")[0] for _method, path in server.requests) == [
         "/ok",
-        "/ok",
         "/redirect/302",
     ]
     assert network_fence == []
+
+
+def test_names_are_looked_up_through_the_socket_module_on_the_checkers_event_loop(
+    server: LocalSite, allow_loopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # uvloop resolves inside libuv unless told otherwise, where neither the network
+    # fence nor anything else that wraps socket.getaddrinfo would see the lookup.
+    # "localhost" comes from /etc/hosts, so even a lookup that slipped past sends nothing.
+    allow_loopback.LINKCHECK_ALLOW_PRIVATE = ["127.0.0.1", "::1"]
+    looked_up: list[str] = []
+    fenced = socket.getaddrinfo
+
+    def recording(host: str, *args: Any, **kwargs: Any) -> Any:
+        looked_up.append(host)
+        return fenced(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", recording)
+    result = check_one(f"http://localhost:{server.port}/ok")
+    assert result.outcome is Outcome.OK
+    assert "localhost" in looked_up

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from config.celery import app
 from editorial import tasks
+from editorial.linkcheck import service
 from glossary.models import LinkCheck, Source
 from tests.linkcheck.server import LocalSite
 
@@ -76,7 +77,7 @@ def test_a_redelivered_batch_does_not_check_again(
     callbacks[0]()
     callbacks[0]()  # the broker delivers the same message again
     assert LinkCheck.objects.filter(source=source).count() == 1
-    assert len(server.requests) == 2
+    assert len(server.requests) == 1
 
 
 def test_check_now_queues_a_source_that_is_not_due(
@@ -86,3 +87,19 @@ def test_check_now_queues_a_source_that_is_not_due(
     with django_capture_on_commit_callbacks(execute=True):
         assert tasks.queue_check_now([source.pk]) == 1
     assert source.checks.count() == 1
+
+
+def test_a_large_due_claim_is_claimed_and_queued_a_part_at_a_time(
+    make_source, settings, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    settings.LINKCHECK_BATCH_SIZE = 2
+    monkeypatch.setattr(service, "CLAIM_PART_BATCHES", 2)  # parts of 4 sources
+    sources = [make_source(url=f"http://127.0.0.1:1/p{i}") for i in range(9)]
+    queued: list[list[int]] = []
+    monkeypatch.setattr(tasks.check_sources, "delay", lambda ids, lease: queued.append(ids))
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        result = tasks.check_due_sources()
+    assert result["claimed"] == 9
+    assert len(callbacks) == 5  # batches of 2, 2 | 2, 2 | 1, each part's after its commit
+    assert sorted(pk for batch in queued for pk in batch) == sorted(s.pk for s in sources)
+    assert tasks.check_due_sources()["claimed"] == 0  # all of them claimed once

@@ -159,14 +159,14 @@ def test_beat_and_a_worker_check_the_due_sources_end_to_end(
     assert moved.health == Source.Health.MOVED
     assert moved.suggested_url == server.url("/ok")
     # Beat keeps firing every second; the sources are not due, so later runs claim nothing.
-    beats_before = server.requests.count(("HEAD", "/ok"))
+    beats_before = server.requests.count(("GET", "/ok"))
     wait_for(
         lambda: processes.logs().count("{'claimed': 0") >= 2,
         20,
         "two more beats that claim nothing",
     )
     assert LinkCheck.objects.count() == 3
-    assert server.requests.count(("HEAD", "/ok")) == beats_before
+    assert server.requests.count(("GET", "/ok")) == beats_before
 
 
 def test_a_check_whose_worker_is_killed_mid_task_completes_on_another_worker(
@@ -176,7 +176,7 @@ def test_a_check_whose_worker_is_killed_mid_task_completes_on_another_worker(
     first = processes.worker()
     processes.beat()
     try:
-        wait_for(lambda: ("HEAD", "/slow?seconds=2") in server.requests, 60, "the check to start")
+        wait_for(lambda: ("GET", "/slow?seconds=2") in server.requests, 60, "the check to start")
         first.send_signal(signal.SIGKILL)
         first.wait(10)
         assert _rows_for(slow) == []  # it died before recording anything
@@ -186,6 +186,6 @@ def test_a_check_whose_worker_is_killed_mid_task_completes_on_another_worker(
         print(processes.logs())
         raise
     assert [row.outcome for row in rows] == ["ok"]
-    assert server.requests.count(("HEAD", "/slow?seconds=2")) >= 2  # fetched again after the kill
+    assert server.requests.count(("GET", "/slow?seconds=2")) >= 2  # fetched again after the kill
     slow.refresh_from_db()
     assert slow.health == Source.Health.OK
