@@ -3,72 +3,19 @@ append-only file, with an unpublish done while it was down (issue 10, finding 6)
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 from django.core.cache import cache
 from django.test import override_settings
 
 from editorial import workflow
 from glossary import cache as public_cache
 from glossary.models import Entry
-from tests.production.conftest import free_port
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.django_db
-
-
-class RedisServer:
-    """A redis-server of this test's own, persisting every write to its append-only file."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.workdir = workdir
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--bind", "127.0.0.1",
-                "--port", str(self.port),
-                "--dir", str(self.workdir),
-                "--save", "",
-                "--appendonly", "yes",
-                "--appendfsync", "always",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        self._wait(answering=True)
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self._wait(answering=False)
-
-    def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port, socket_connect_timeout=0.5)
-
-    def _answers(self) -> bool:
-        try:
-            return bool(self.client().ping())
-        except redis.ConnectionError:
-            return False
-
-    def _wait(self, *, answering: bool) -> None:
-        deadline = time.monotonic() + 15
-        while self._answers() != answering:
-            assert time.monotonic() < deadline, (
-                f"redis-server never {'started' if answering else 'stopped'}"
-            )
-            time.sleep(0.05)
 
 
 @pytest.fixture
