@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 
 from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
+from django.core.validators import slug_unicode_re
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_safe
@@ -34,7 +35,7 @@ from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
 from glossary.models import Episode, Organisation, Person
 from glossary.paths import absolute, path_for
-from glossary.search import MAX_QUERY_LENGTH, search
+from glossary.search import MAX_QUERY_LENGTH, control_character, search
 
 MAX_PAGE_SIZE = 100
 API_VERSION = "1.1.0"
@@ -466,6 +467,12 @@ def _paginate(
     }
 
 
+def _is_slug(text: str) -> bool:
+    """Whether `text` could be a slug at all; anything else (a NUL, a slash) names nothing
+    and must not reach the database, which cannot even hold some of it."""
+    return slug_unicode_re.fullmatch(text) is not None
+
+
 # --- The API ------------------------------------------------------------------------------
 
 api = NinjaAPI(
@@ -527,7 +534,7 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
 )
 @decorate_view(require_safe, public_page)
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
-    stored = selectors.live_api_answer(slug)
+    stored = selectors.live_api_answer(slug) if _is_slug(slug) else None
     if stored is None:
         raise ApiError(404, "No published entry has this slug.")
     # Rendered and validated against EntryOut when the version was published.
@@ -605,7 +612,7 @@ def people(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
 )
 @decorate_view(require_safe, public_page)
 def person(request: HttpRequest, slug: str) -> PersonDetail:
-    found = selectors.public_people().filter(slug=slug).first()
+    found = selectors.public_people().filter(slug=slug).first() if _is_slug(slug) else None
     if found is None:
         raise ApiError(404, "No public person has this slug.")
     return PersonDetail(
@@ -636,7 +643,7 @@ def organisations(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]
 )
 @decorate_view(require_safe, public_page)
 def organisation(request: HttpRequest, slug: str) -> OrganisationDetail:
-    found = selectors.public_organisations().filter(slug=slug).first()
+    found = selectors.public_organisations().filter(slug=slug).first() if _is_slug(slug) else None
     if found is None:
         raise ApiError(404, "No public organisation has this slug.")
     sponsorships = (
@@ -683,7 +690,7 @@ def tags(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
 )
 @decorate_view(require_safe, public_page)
 def tag(request: HttpRequest, slug: str) -> TagDetail:
-    found = selectors.public_tags().filter(slug=slug).first()
+    found = selectors.public_tags().filter(slug=slug).first() if _is_slug(slug) else None
     if found is None:
         raise ApiError(404, "No published entry carries this topic.")
     return TagDetail(
@@ -704,6 +711,13 @@ class SearchQuery(Paging):
 )
 @decorate_view(require_safe, public_page)
 def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str, Any]:
+    found = control_character(query.q)
+    if found is not None:
+        at, char = found
+        raise ApiError(
+            400,
+            f"q cannot contain control characters; character {at + 1} is U+{ord(char):04X}.",
+        )
     q = query.q.strip()
     if not q:
         raise ApiError(400, "Give a search query in the q parameter.")
