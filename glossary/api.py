@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
 from django.core.validators import slug_unicode_re
+from django.db import DatabaseError, InterfaceError, OperationalError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_safe
@@ -485,7 +486,16 @@ api = NinjaAPI(
     urls_namespace="glossary-api",
 )
 
-ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error}
+# 503: the database is unreachable (answered by config.outage, with Retry-After).
+ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error, 503: Error}
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def _database_unavailable(request: HttpRequest, exc: DatabaseError) -> HttpResponse:
+    # Not the API's to answer: raised on, it reaches the project's outage middleware
+    # (ninja would otherwise answer a traceback when DEBUG is on).
+    raise exc
 
 
 @api.exception_handler(ApiError)
