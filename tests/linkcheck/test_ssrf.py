@@ -47,6 +47,52 @@ def test_a_non_public_address_is_refused_without_a_request(
 
 
 @pytest.mark.usefixtures("no_allow_list")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[2002:7f00:1::]/",
+        "http://[2002:a9fe:a9fe::]/latest/meta-data/",
+        "http://[2001:0:7f00:1::]/",
+        "http://[2001:0:808:808::80ff:fffe]/",
+        "http://[64:ff9b::7f00:1]:{port}/ok",
+        "http://[64:ff9b:1::a9fe:a9fe]/",
+        "http://[::127.0.0.1]:{port}/ok",
+        "http://[::ffff:0:7f00:1]:{port}/ok",
+        "http://[fe80::5efe:7f00:1]/",
+        "http://[2606:4700::200:5efe:a9fe:a9fe]/",
+        "http://localhost.:{port}/ok",
+        "http://LOCALHOST:{port}/ok",
+        "http://localhost.localdomain:{port}/ok",
+        "http://app.localhost:{port}/ok",
+        "http://0x7f.1:{port}/ok",
+        "http://0x7f000001:{port}/ok",
+        "http://printer.local/",
+    ],
+)
+def test_a_private_address_in_disguise_is_refused_without_a_request_or_a_lookup(
+    server: LocalSite, url: str, network_fence: list[str]
+) -> None:
+    result = check_one(url.format(port=server.port))
+    assert result.outcome is Outcome.REFUSED, result.error
+    assert "refused" in result.error
+    assert server.requests == []
+    assert network_fence == []
+
+
+@pytest.mark.usefixtures("no_allow_list")
+@pytest.mark.parametrize("host", ["2130706433", "0177.0.0.1", "127.1"])
+def test_an_all_digit_old_ipv4_spelling_is_rejected_as_a_url_before_any_connection(
+    server: LocalSite, host: str, network_fence: list[str]
+) -> None:
+    # The URL parser (yarl) refuses these itself; hex spellings reach the guard above.
+    result = check_one(f"http://{host}:{server.port}/ok")
+    assert result.outcome in (Outcome.BROKEN, Outcome.REFUSED)
+    assert "not a canonical IPv4 address" in result.error or "refused" in result.error
+    assert server.requests == []
+    assert network_fence == []
+
+
+@pytest.mark.usefixtures("no_allow_list")
 def test_a_hostname_that_resolves_to_loopback_is_refused(server: LocalSite) -> None:
     result = check_one(f"http://localhost:{server.port}/ok")
     assert result.outcome is Outcome.REFUSED
