@@ -4,11 +4,14 @@ Modules: `entries` (the entry page and its inlines), `entry_workflow` (submit,
 publish, history, compare, rollback, share), `forms`, `sources` (the source
 library and link checks), `reference` (shows, episodes, people, organisations),
 `history` (versions and the audit log), `scheduling`, `gates` (the checks panel
-and one-click fixes), `dashboard`, and `urls` (the desk's own pages).
+and one-click fixes), `dashboard`, `urls` (the desk's own pages), `base` (what
+every model admin here stands on) and `accounts` (users, groups and sign-in
+records, guarded the same way).
 """
 
 from django.contrib import admin
 
+from editorial.admin import accounts
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
 from editorial.admin.reference import EpisodeAdmin, OrganisationAdmin, PersonAdmin, ShowAdmin
@@ -41,3 +44,4 @@ admin.site.register(Source, SourceAdmin)
 admin.site.register(LinkCheck, LinkCheckAdmin)
 admin.site.register(ScheduledAction, ScheduledActionAdmin)
 admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)
+accounts.register()

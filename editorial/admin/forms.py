@@ -192,7 +192,7 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
             else "just now"
         )
         compare_url = reverse("admin:glossary_entry_compare", args=[current.pk])
-        if opened_version.isdigit() and int(opened_version) and latest:
+        if opened_version.isdecimal() and int(opened_version) and latest:
             compare_url += f"?a={opened_version}&b={latest}"
         raise ValidationError(
             format_html(

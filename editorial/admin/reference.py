@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from editorial.admin.base import DeskModelAdmin
 from glossary.models import Appearance, Episode, Organisation, Person, Show, Sponsorship
 
 
@@ -23,13 +24,13 @@ class AppearanceInline(admin.TabularInline[Appearance, Episode]):
     autocomplete_fields = ["person", "affiliation"]
 
 
-class ShowAdmin(admin.ModelAdmin[Show]):
+class ShowAdmin(DeskModelAdmin[Show]):
     list_display = ["name", "slug", "deep_link_style"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
 
 
-class EpisodeAdmin(admin.ModelAdmin[Episode]):
+class EpisodeAdmin(DeskModelAdmin[Episode]):
     list_display = ["number", "title", "show", "season", "air_date"]
     list_filter = ["show", "season"]
     list_select_related = ["show"]
@@ -40,13 +41,13 @@ class EpisodeAdmin(admin.ModelAdmin[Episode]):
         return super().get_search_results(request, queryset.select_related("show"), search_term)
 
 
-class PersonAdmin(admin.ModelAdmin[Person]):
+class PersonAdmin(DeskModelAdmin[Person]):
     list_display = ["name", "slug"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
 
 
-class OrganisationAdmin(admin.ModelAdmin[Organisation]):
+class OrganisationAdmin(DeskModelAdmin[Organisation]):
     list_display = ["name", "slug", "url"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}

@@ -18,6 +18,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from editorial import newsroom
+from editorial.admin.base import DeskModelAdmin
 from editorial.permissions import Action, can
 from editorial.tasks import queue_check_now
 from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, LinkCheck, Source, normalise_url
@@ -56,7 +57,7 @@ class ChangedSinceConfirmedFilter(admin.SimpleListFilter):
         return queryset
 
 
-class SourceAdmin(admin.ModelAdmin[Source]):
+class SourceAdmin(DeskModelAdmin[Source]):
     list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
     list_filter = ["health", "kind", "citation_status", ChangedSinceConfirmedFilter]
     search_fields = ["title", "publisher", "url"]
@@ -191,7 +192,7 @@ class SourceAdmin(admin.ModelAdmin[Source]):
         return super().add_view(request, form_url, extra_context)
 
 
-class LinkCheckAdmin(admin.ModelAdmin[LinkCheck]):
+class LinkCheckAdmin(DeskModelAdmin[LinkCheck]):
     list_display = ["url", "checked_at", "outcome", "status_code", "elapsed_ms"]
     list_filter = ["outcome"]
     search_fields = ["url"]
