@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -21,6 +22,7 @@ from editorial import newsroom
 from editorial.admin.base import DeskModelAdmin
 from editorial.permissions import Action, can
 from editorial.tasks import queue_check_now
+from glossary.fields import WebURLValidator
 from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, LinkCheck, Source, normalise_url
 
 HISTORY_ROWS = 20
@@ -177,9 +179,12 @@ class SourceAdmin(DeskModelAdmin[Source]):
     def add_view(
         self, request: HttpRequest, form_url: str = "", extra_context: Any = None
     ) -> HttpResponse:
-        # A URL already in the library resolves to its source instead of failing.
-        if request.method == "POST" and request.POST.get("url"):
-            existing = Source.objects.filter(url=normalise_url(request.POST["url"])).first()
+        # A URL already in the library resolves to its source instead of failing. Only a
+        # valid one is looked up: the form names what is wrong with any other (normalising
+        # "http://[" raises, and PostgreSQL cannot even compare a NUL).
+        url = request.POST.get("url", "") if request.method == "POST" else ""
+        if url and _is_web_url(url):
+            existing = Source.objects.filter(url=normalise_url(url)).first()
             if existing is not None:
                 self.message_user(
                     request,
@@ -190,6 +195,14 @@ class SourceAdmin(DeskModelAdmin[Source]):
                     reverse("admin:glossary_source_change", args=[existing.pk])
                 )
         return super().add_view(request, form_url, extra_context)
+
+
+def _is_web_url(url: str) -> bool:
+    try:
+        WebURLValidator()(url)
+    except ValidationError:
+        return False
+    return True
 
 
 class LinkCheckAdmin(DeskModelAdmin[LinkCheck]):
