@@ -68,8 +68,9 @@ def test_the_validator_accepts_only_absolute_web_addresses_and_names_every_refus
         return
     assert url.lower().startswith(("http://", "https://"))
     assert len(url) <= MAX_URL_LENGTH
-    assert urlsplit(url).hostname
-    assert urlsplit(url).port is None or urlsplit(url).port <= 65535
+    parts = urlsplit(url)
+    assert parts.hostname
+    assert (parts.port or 0) <= 65535  # reading it raises for a port out of range
     assert not any(ord(c) < 0x21 or 0x7F <= ord(c) < 0xA0 for c in url)
 
 
