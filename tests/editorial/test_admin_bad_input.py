@@ -156,3 +156,18 @@ def test_the_history_lists_a_version_whose_author_left_and_the_schedulers_steps(
     page = response.content.decode()
     assert "the scheduler" in page
     assert "<td>—</td>" in page
+
+
+def test_an_alias_too_long_for_its_redirect_is_refused_naming_its_line(ready_entry, writer):
+    wanda = client_for(writer)
+    url = f"/admin/glossary/entry/{ready_entry.pk}/change/"
+    form = form_data(wanda.get(url).content.decode())
+    form["aliases"] = "NVLink\n" + "x" * 250
+    response = wanda.post(url, form)
+    assert response.status_code == 200
+    assert "Line 2: “xxxx" in response.content.decode()
+    assert "(250 characters; at most 200)" in response.content.decode()
+    ready_entry.refresh_from_db()
+    assert "x" * 250 not in ready_entry.aliases
+    form["aliases"] = "NVLink\n" + "x" * 200
+    assert wanda.post(url, form).status_code == 302
