@@ -519,6 +519,8 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
         message = f"{name} must be {bounds}, not {raw}."
     elif kind == "missing":
         message = f"Give the {name} parameter."
+    elif kind == "string_pattern_mismatch" and name == "q":
+        message = _query_problem(raw)
     else:
         message = f"{name} is not valid: {problem.get('msg', 'check its value')}."
     return api.create_response(request, {"error": message}, status=400)
@@ -709,8 +711,31 @@ def tag(request: HttpRequest, slug: str) -> TagDetail:
     )
 
 
+# What q may hold, declared in the OpenAPI document and enforced by the same pattern:
+# no control characters but tab, newline and carriage return, and something besides
+# spaces. Plain escapes only, read alike by Python, JavaScript and pydantic's engine.
+_CONTROLS = r"\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F"
+_SPACES = r"\t\n\r \xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000"
+QUERY_PATTERN = rf"^[^{_CONTROLS}]*[^{_CONTROLS}{_SPACES}][^{_CONTROLS}]*$"
+
+
 class SearchQuery(Paging):
-    q: str = Field(..., min_length=1, max_length=MAX_QUERY_LENGTH, description="What to find.")
+    q: str = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_QUERY_LENGTH,
+        pattern=QUERY_PATTERN,
+        description="What to find: words, not only spaces, and no control characters "
+        "but tab and newline.",
+    )
+
+
+def _query_problem(raw: str) -> str:
+    found = control_character(raw)
+    if found is None:
+        return "Give a search query in the q parameter."
+    at, char = found
+    return f"q cannot contain control characters; character {at + 1} is U+{ord(char):04X}."
 
 
 @api.get(
@@ -721,16 +746,9 @@ class SearchQuery(Paging):
 )
 @decorate_view(require_safe, public_page)
 def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str, Any]:
-    found = control_character(query.q)
-    if found is not None:
-        at, char = found
-        raise ApiError(
-            400,
-            f"q cannot contain control characters; character {at + 1} is U+{ord(char):04X}.",
-        )
     q = query.q.strip()
-    if not q:
-        raise ApiError(400, "Give a search query in the q parameter.")
+    if not q or control_character(q) is not None:  # QUERY_PATTERN already refused both
+        raise ApiError(400, _query_problem(query.q))
     hits = search(q, limit=MAX_PAGE_SIZE * 5)
     return _paginate(
         request,
