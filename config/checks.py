@@ -2,8 +2,9 @@
 
 Django's own deploy checks cover HSTS, cookies, the SSL redirect and the
 secret key's strength. These add what a production Glossary Desk needs on top:
-PostgreSQL, Redis for the cache and the Celery broker, explicit hosts, and no
-SSRF allowance for the link checker. The migrate service runs
+PostgreSQL, Redis for the cache and the Celery broker, explicit hosts, no
+SSRF allowance for the link checker, an enforced Content-Security-Policy and a
+second pair of eyes on every publish. The migrate service runs
 ``check --deploy --fail-level WARNING`` first, so a deploy with any of these
 problems stops before it touches the database.
 """
@@ -61,6 +62,34 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[Ch
                 "will be refused.",
                 hint="Set SITE_URL=https://your.host (it is trusted) or CSRF_TRUSTED_ORIGINS.",
                 id="glossary.W001",
+            )
+        )
+    if "*" in settings.ALLOWED_HOSTS:
+        messages.append(
+            Warning(
+                "ALLOWED_HOSTS contains '*': the site answers for any Host header, so links "
+                "in password-reset mails and absolute URLs can be made to point elsewhere.",
+                hint="List the public host name(s) in ALLOWED_HOSTS, comma-separated.",
+                id="glossary.W003",
+            )
+        )
+    if getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", False):
+        messages.append(
+            Warning(
+                "CONTENT_SECURITY_POLICY_REPORT_ONLY is on: browsers only report what the "
+                "Content-Security-Policy would block and run injected scripts anyway.",
+                hint="Unset CONTENT_SECURITY_POLICY_REPORT_ONLY once the policy is tested.",
+                id="glossary.W004",
+            )
+        )
+    if getattr(settings, "WORKFLOW_ALLOW_SELF_APPROVAL", False):
+        messages.append(
+            Warning(
+                "WORKFLOW_ALLOW_SELF_APPROVAL is on: a writer can approve and publish their "
+                "own change, with nobody else reading it first.",
+                hint="Unset WORKFLOW_ALLOW_SELF_APPROVAL, or silence glossary.W005 if a "
+                "one-person desk is deliberate.",
+                id="glossary.W005",
             )
         )
     if getattr(settings, "LINKCHECK_ALLOW_PRIVATE", []):

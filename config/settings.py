@@ -60,6 +60,8 @@ MIDDLEWARE = [
     "config.logging.RequestIdMiddleware",
     # Before host validation, the HTTPS redirect and any cache: probes call it directly.
     "config.health.HealthCheckMiddleware",
+    # A view that cannot reach the database answers 503 with Retry-After, not 500.
+    "config.outage.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -13,13 +13,18 @@ anything per request.
 from __future__ import annotations
 
 import datetime
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
+from django.core.validators import slug_unicode_re
+from django.db import DatabaseError, InterfaceError, OperationalError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import get_conditional_response
+from django.views.decorators.http import require_safe
 from ninja import NinjaAPI, Query, Schema
 from ninja.decorators import decorate_view
 from ninja.errors import ValidationError as NinjaValidationError
@@ -33,7 +38,7 @@ from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
 from glossary.models import PublicRecord
 from glossary.paths import absolute, path_for
-from glossary.search import MAX_QUERY_LENGTH, search
+from glossary.search import MAX_QUERY_LENGTH, control_character, search
 from glossary.throttle import limited
 
 MAX_PAGE_SIZE = 100
@@ -475,6 +480,12 @@ def _paginate(
     }
 
 
+def _is_slug(text: str) -> bool:
+    """Whether `text` could be a slug at all; anything else (a NUL, a slash) names nothing
+    and must not reach the database, which cannot even hold some of it."""
+    return slug_unicode_re.fullmatch(text) is not None
+
+
 # --- The API ------------------------------------------------------------------------------
 
 api = NinjaAPI(
@@ -487,11 +498,21 @@ api = NinjaAPI(
     urls_namespace="glossary-api",
 )
 
-ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error, 429: Error}
+# 429: over the client's limit (with Retry-After); 503: the database is unreachable
+# (answered by config.outage, with Retry-After).
+ERRORS: dict[int, type[Schema]] = {400: Error, 404: Error, 429: Error, 503: Error}
 # The parameters a list reads; the page cache keys on these and ignores any other.
 PAGING = ("page", "page_size")
 # Every client's API calls count against one limit (429 with Retry-After beyond it).
 LIMIT = limited("api", "PUBLIC_API_RATE_LIMIT")
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def _database_unavailable(request: HttpRequest, exc: DatabaseError) -> HttpResponse:
+    # Not the API's to answer: raised on, it reaches the project's outage middleware
+    # (ninja would otherwise answer a traceback when DEBUG is on).
+    raise exc
 
 
 @api.exception_handler(ApiError)
@@ -515,6 +536,8 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
         message = f"{name} must be {bounds}, not {raw}."
     elif kind == "missing":
         message = f"Give the {name} parameter."
+    elif kind == "string_pattern_mismatch" and name == "q":
+        message = _query_problem(raw)
     else:
         message = f"{name} is not valid: {problem.get('msg', 'check its value')}."
     return api.create_response(request, {"error": message}, status=400)
@@ -540,7 +563,7 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
 )
 @decorate_view(public_page, LIMIT)
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
-    stored = selectors.live_api_answer(slug)
+    stored = selectors.live_api_answer(slug) if _is_slug(slug) else None
     if stored is None:
         raise ApiError(404, "No published entry has this slug.")
     # Rendered and validated against EntryOut when the version was published.
@@ -625,7 +648,7 @@ def people(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
 )
 @decorate_view(public_page, LIMIT)
 def person(request: HttpRequest, slug: str) -> PersonDetail:
-    found = selectors.public_record(PublicRecord.Kind.PERSON, slug)
+    found = selectors.public_record(PublicRecord.Kind.PERSON, slug) if _is_slug(slug) else None
     if found is None:
         raise ApiError(404, "No public person has this slug.")
     return PersonDetail(
@@ -655,7 +678,9 @@ def organisations(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]
 )
 @decorate_view(public_page, LIMIT)
 def organisation(request: HttpRequest, slug: str) -> OrganisationDetail:
-    found = selectors.public_record(PublicRecord.Kind.ORGANISATION, slug)
+    found = (
+        selectors.public_record(PublicRecord.Kind.ORGANISATION, slug) if _is_slug(slug) else None
+    )
     if found is None:
         raise ApiError(404, "No public organisation has this slug.")
     sponsored: list[tuple[PublicRecord, int | None]] = []
@@ -706,7 +731,7 @@ def tags(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
 )
 @decorate_view(public_page, LIMIT)
 def tag(request: HttpRequest, slug: str) -> TagDetail:
-    found = selectors.public_tags().filter(slug=slug).first()
+    found = selectors.public_tags().filter(slug=slug).first() if _is_slug(slug) else None
     if found is None:
         raise ApiError(404, "No published entry carries this topic.")
     return TagDetail(
@@ -715,8 +740,31 @@ def tag(request: HttpRequest, slug: str) -> TagDetail:
     )
 
 
+# What q may hold, declared in the OpenAPI document and enforced by the same pattern:
+# no control characters but tab, newline and carriage return, and something besides
+# spaces. Plain escapes only, read alike by Python, JavaScript and pydantic's engine.
+_CONTROLS = r"\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F"
+_SPACES = r"\t\n\r \xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000"
+QUERY_PATTERN = rf"^[^{_CONTROLS}]*[^{_CONTROLS}{_SPACES}][^{_CONTROLS}]*$"
+
+
 class SearchQuery(Paging):
-    q: str = Field(..., min_length=1, max_length=MAX_QUERY_LENGTH, description="What to find.")
+    q: str = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_QUERY_LENGTH,
+        pattern=QUERY_PATTERN,
+        description="What to find: words, not only spaces, and no control characters "
+        "but tab and newline.",
+    )
+
+
+def _query_problem(raw: str) -> str:
+    found = control_character(raw)
+    if found is None:
+        return "Give a search query in the q parameter."
+    at, char = found
+    return f"q cannot contain control characters; character {at + 1} is U+{ord(char):04X}."
 
 
 @api.get(
@@ -728,8 +776,8 @@ class SearchQuery(Paging):
 @decorate_view(public_page(reads=("q", *PAGING)), LIMIT)
 def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str, Any]:
     q = query.q.strip()
-    if not q:
-        raise ApiError(400, "Give a search query in the q parameter.")
+    if not q or control_character(q) is not None:  # QUERY_PATTERN already refused both
+        raise ApiError(400, _query_problem(query.q))
     hits = search(q, limit=MAX_PAGE_SIZE * 5)
     return _paginate(
         request,
@@ -749,9 +797,16 @@ def openapi_document() -> dict[str, Any]:
     return dict(doc)
 
 
-@public_page
-def openapi(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False})
+@require_safe
+def openapi(request: HttpRequest) -> HttpResponse:
+    """The document, with an ETag of its own bytes: it changes with a release, not a publish,
+    so it is served without the database (and while the database is down)."""
+    response = JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False})
+    etag = f'"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
+    response.headers["Cache-Control"] = "public, max-age=0, must-revalidate"
+    answer = get_conditional_response(request, etag=etag, response=response)
+    answer.headers["ETag"] = etag
+    return answer
 
 
 def url_patterns() -> list[Any]:

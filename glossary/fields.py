@@ -1,6 +1,7 @@
 """Model and form fields shared by the glossary models."""
 
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -63,6 +64,15 @@ class WebURLValidator(URLValidator):
                 f"This URL is {len(text)} characters long; the limit is {MAX_URL_LENGTH}.",
                 code="url_too_long",
             )
+        control = next((c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0), None)
+        if control is not None:
+            # Django's own check lets NUL and most controls through in the path, and
+            # PostgreSQL cannot store a NUL at all.
+            raise ValidationError(
+                f"This URL contains an invisible control character (U+{ord(control):04X}); "
+                "paste it again without it.",
+                code="url_control_character",
+            )
         scheme = text.split(":", 1)[0].lower() if ":" in text else ""
         if scheme and scheme not in self.schemes and "/" not in scheme:
             raise ValidationError(
@@ -75,6 +85,13 @@ class WebURLValidator(URLValidator):
                 code="url_relative",
             )
         super().__call__(value)
+        try:
+            _ = urlsplit(text).port  # reading it checks the range
+        except ValueError:
+            # Django's check reads up to five digits; ports stop at 65535.
+            raise ValidationError(
+                "This URL's port is not a port number (0 to 65535).", code="url_port"
+            ) from None
 
 
 class WebURLField(models.URLField[_ST, _GT]):

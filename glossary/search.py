@@ -11,6 +11,7 @@ ranks first.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from django.contrib.postgres.search import (
@@ -41,6 +42,12 @@ from glossary.selectors import live_versions
 MAX_QUERY_LENGTH = 200
 TRIGRAM_THRESHOLD = 0.3
 
+# What a query cannot carry to the database: control characters (PostgreSQL text
+# cannot hold NUL at all) and lone surrogates (they have no UTF-8 form). Whitespace
+# among them (tab, newline) only separates words.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_WHITESPACE_CONTROLS = frozenset("\t\n\r")
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -51,7 +58,19 @@ class Hit:
 
 
 def normalise_query(raw: str) -> str:
-    return " ".join(raw.split())[:MAX_QUERY_LENGTH]
+    """The query as searched: control characters become spaces, runs of spaces one."""
+    return " ".join(_CONTROL.sub(" ", raw).split())[:MAX_QUERY_LENGTH]
+
+
+def control_character(raw: str) -> tuple[int, str] | None:
+    """The first character of `raw` a query may not contain, as (index, character).
+
+    Tab, newline and carriage return are allowed: they separate words like spaces.
+    """
+    for match in _CONTROL.finditer(raw):
+        if match.group() not in _WHITESPACE_CONTROLS:
+            return match.start(), match.group()
+    return None
 
 
 def _title_rank(q: str) -> Case:

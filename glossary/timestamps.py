@@ -2,7 +2,12 @@
 
 import re
 
-_CLOCK = re.compile(r"^(?:(\d+):)?(\d+):(\d{2})$")
+_CLOCK = re.compile(r"^(?:([0-9]+):)?([0-9]+):([0-9]{2})$")
+# No real timestamp is longer (20 digits of seconds is far past any episode); the
+# limit also keeps int() clear of its own limit on digits.
+_MAX_LENGTH = 20
+# The largest offset the database column holds (a PositiveIntegerField): 596523:14:07.
+MAX_SECONDS = 2**31 - 1
 
 
 class TimestampError(ValueError):
@@ -17,9 +22,14 @@ def parse_timestamp(value: str | int) -> int:
         text = str(value).strip()
         if not text:
             raise TimestampError("Enter a timestamp such as 25:38, 1:02:03 or 1538.")
+        if len(text) > _MAX_LENGTH:
+            raise TimestampError(
+                f"“{text[:_MAX_LENGTH]}…” is too long for a timestamp; write 25:38, 1:02:03 "
+                "or seconds like 1538."
+            )
         if text.startswith("-"):
             raise TimestampError(f"“{text}” is negative; a timestamp counts from the start.")
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             seconds = int(text)
         else:
             match = _CLOCK.match(text)
@@ -35,6 +45,10 @@ def parse_timestamp(value: str | int) -> int:
             seconds = int(hours or 0) * 3600 + int(minutes) * 60 + int(secs)
     if seconds < 0:
         raise TimestampError("A timestamp cannot be negative.")
+    if seconds > MAX_SECONDS:
+        raise TimestampError(
+            f"{seconds} seconds is past the end of any episode (at most {MAX_SECONDS})."
+        )
     return seconds
 
 

@@ -4,12 +4,15 @@ Modules: `entries` (the entry page and its inlines), `entry_workflow` (submit,
 publish, history, compare, rollback, share), `forms`, `sources` (the source
 library and link checks), `reference` (shows, episodes, people, organisations),
 `history` (versions and the audit log), `scheduling`, `gates` (the checks panel
-and one-click fixes), `dashboard`, and `urls` (the desk's own pages).
+and one-click fixes), `dashboard`, `urls` (the desk's own pages), `base` (what
+every model admin here stands on) and `accounts` (users, groups and sign-in
+records, guarded the same way).
 """
 
 from django.contrib import admin
 from taggit.models import Tag
 
+from editorial.admin import accounts
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
 from editorial.admin.reference import (
@@ -52,3 +55,4 @@ admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)
 if admin.site.is_registered(Tag):
     admin.site.unregister(Tag)
 admin.site.register(Tag, TagAdmin)
+accounts.register()

@@ -14,6 +14,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -22,7 +23,8 @@ from django.urls import URLPattern, reverse
 from django.utils.safestring import SafeString
 
 from editorial import newsroom, workflow
-from editorial.admin.entry_workflow import EntryWorkflowPages
+from editorial.admin.base import DeskModelAdmin
+from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id
 from editorial.admin.forms import (
     CitationForm,
     ConflictCheckingForm,
@@ -90,13 +92,10 @@ class DisclosureInline(EntryPartInline):
         if db_field.name == "reference":
             # Only this entry's own references (none on the add page).
             match = request.resolver_match
-            entry_id = match.kwargs.get("object_id") if match else None
+            object_id = match.kwargs.get("object_id") if match else None
             own = EpisodeReference.objects.select_related("episode")
-            kwargs["queryset"] = (
-                own.filter(entry_id=int(entry_id))
-                if entry_id and str(entry_id).isdigit()
-                else own.none()
-            )
+            pk = entry_id(str(object_id)) if object_id else None
+            kwargs["queryset"] = own.filter(entry_id=pk) if pk is not None else own.none()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
@@ -140,10 +139,16 @@ class ShowFilter(admin.SimpleListFilter):
         return [(str(show.pk), show.name) for show in Show.objects.all()]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Entry]) -> QuerySet[Entry]:
-        if not self.value():
+        value = self.value()
+        if not value:
             return queryset
+        try:
+            show_id = int(value)
+        except ValueError:
+            # Django's answer to a filter value it cannot read: the list, unfiltered.
+            raise IncorrectLookupParameters(f"show={value!r} names no show") from None
         return queryset.filter(
-            Q(references__episode__show_id=self.value()) | Q(quotes__episode__show_id=self.value())
+            Q(references__episode__show_id=show_id) | Q(quotes__episode__show_id=show_id)
         ).distinct()
 
 
@@ -174,7 +179,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
         return queryset
 
 
-class EntryAdmin(admin.ModelAdmin[Entry]):
+class EntryAdmin(DeskModelAdmin[Entry]):
     list_display = ["term", "status", "is_live", "has_unpublished_changes", "last_published_at"]
     list_filter = ["status", "tags", ShowFilter, StaleSourcesFilter]
     search_fields = ["term", "slug", "aliases", "summary"]
@@ -336,7 +341,8 @@ class EntryAdmin(admin.ModelAdmin[Entry]):
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
         extra_context = extra_context or {}
-        entry = Entry.objects.filter(pk=object_id).select_related("live_version").first()
+        pk = entry_id(object_id)
+        entry = Entry.objects.filter(pk=pk).select_related("live_version").first() if pk else None
         if entry is not None:
             extra_context["workflow"] = self.pages.context(request, entry)
         return super().change_view(request, object_id, form_url, extra_context)

@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import ModelAdmin
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import QuerySet
@@ -28,6 +29,15 @@ from editorial.models import ShareLink, WorkflowEvent
 from editorial.permissions import Action, acting_user, can, require
 from glossary import document
 from glossary.models import Entry, EntryVersion
+
+
+def entry_id(object_id: str) -> int | None:
+    """The entry id an admin address names, or None when the text cannot be one
+    ("abc", "1.5", "²"): such an address names no entry, it is not an error."""
+    try:
+        return int(unquote(object_id))
+    except ValueError:
+        return None
 
 
 class EntryWorkflowPages:
@@ -230,7 +240,7 @@ class EntryWorkflowPages:
                     correction_note=typed["correction_note"],
                     material=typed["material"],
                     comment=typed["comment"],
-                    expected_version=int(expected) if expected.isdigit() else None,
+                    expected_version=int(expected) if expected.isdecimal() else None,
                 )
             except workflow.GateFailed as exc:
                 error = (
@@ -314,7 +324,16 @@ class EntryWorkflowPages:
     ) -> HttpResponse:
         """Every version and every workflow event of the entry, newest first."""
         require(request.user, Action.VIEW)
-        entry = self._entry(int(object_id))
+        pk = entry_id(object_id)
+        entry = Entry.objects.select_related("live_version").filter(pk=pk).first() if pk else None
+        if entry is None:
+            # As Django's own history page answers: back to the admin, with its message.
+            self.model_admin.message_user(
+                request,
+                f"Entry with ID “{object_id}” doesn’t exist. Perhaps it was deleted?",
+                messages.WARNING,
+            )
+            return HttpResponseRedirect(reverse("admin:index", current_app=self.admin_site.name))
         version_rows: QuerySet[EntryVersion] = (
             entry.versions.select_related("created_by", "published_by")
             .only(
@@ -356,7 +375,7 @@ class EntryWorkflowPages:
             return f"Live version {entry.live_version.number}", document.load(
                 entry.live_version.data
             )
-        if not which.isdigit():
+        if not which.isdecimal():
             raise Http404("Choose two versions to compare.")
         version = get_object_or_404(EntryVersion, entry=entry, number=int(which))
         published = (

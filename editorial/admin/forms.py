@@ -14,11 +14,19 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.text import slugify
 
 from editorial import newsroom, workflow
 from editorial.models import ScheduledAction
 from glossary.fields import WebURLValidator
-from glossary.models import Citation, Entry, EpisodeReference, Source, normalise_url
+from glossary.models import (
+    Citation,
+    Entry,
+    EntryRedirect,
+    EpisodeReference,
+    Source,
+    normalise_url,
+)
 
 
 class KnownAutocompleteSelect(AutocompleteSelect):
@@ -166,6 +174,19 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
     def has_changed(self) -> bool:
         return bool(set(self.changed_data) - {"edit_token"})
 
+    def clean_aliases(self) -> str:
+        """Each alias becomes a redirect (glossary.publishing): its name and address must fit."""
+        text: str = self.cleaned_data.get("aliases", "")
+        limit = EntryRedirect._meta.get_field("slug").max_length or 200
+        for number, line in enumerate(text.splitlines(), start=1):
+            alias = line.strip()
+            if len(alias) > limit or len(slugify(alias)) > limit:
+                raise ValidationError(
+                    f"Line {number}: “{alias[:40]}…” is too long for an alias "
+                    f"({len(alias)} characters; at most {limit})."
+                )
+        return text
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if not self.instance.pk:
@@ -192,7 +213,7 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
             else "just now"
         )
         compare_url = reverse("admin:glossary_entry_compare", args=[current.pk])
-        if opened_version.isdigit() and int(opened_version) and latest:
+        if opened_version.isdecimal() and int(opened_version) and latest:
             compare_url += f"?a={opened_version}&b={latest}"
         raise ValidationError(
             format_html(

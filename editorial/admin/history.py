@@ -9,11 +9,12 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from editorial.admin.base import DeskModelAdmin
 from editorial.models import WorkflowEvent
 from glossary.models import EntryVersion
 
 
-class EntryVersionAdmin(admin.ModelAdmin[EntryVersion]):
+class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
     """Versions are history: read-only; compare and roll back from the entry's history page.
 
     Only admins (delete_entryversion) can delete them, which deleting an entry needs.
@@ -52,7 +53,7 @@ class EntryVersionAdmin(admin.ModelAdmin[EntryVersion]):
         return False
 
 
-class WorkflowEventAdmin(admin.ModelAdmin[WorkflowEvent]):
+class WorkflowEventAdmin(DeskModelAdmin[WorkflowEvent]):
     """The audit log of every workflow step, across entries; written only by editorial.workflow."""
 
     list_display = ["at", "entry", "action", "from_status", "to_status", "actor", "comment"]

@@ -26,6 +26,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
 
+from editorial.admin.base import DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
 from glossary import publishing
 from glossary.models import (
@@ -53,7 +54,7 @@ def tell_what_was_recorded(request: HttpRequest, versions: list[Any], what: str)
     )
 
 
-class ReferenceAdmin(admin.ModelAdmin[Any]):
+class ReferenceAdmin(DeskModelAdmin[Any]):
     """Reference data whose changes are recorded in the entries that show it."""
 
     kind: str = ""

@@ -15,12 +15,13 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from editorial import newsroom, scheduling
+from editorial.admin.base import DeskModelAdmin
 from editorial.admin.forms import ScheduledActionForm
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
 from editorial.permissions import Action, acting_user, can
 
 
-class ScheduledActionAdmin(admin.ModelAdmin[ScheduledAction]):
+class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
     form = ScheduledActionForm
     list_display = ["entry", "action", "when", "state", "created_by", "result"]
     list_filter = ["state", "action"]
@@ -92,7 +93,7 @@ class ScheduledActionAdmin(admin.ModelAdmin[ScheduledAction]):
         self.message_user(request, text, messages.SUCCESS if cancelled else messages.WARNING)
 
 
-class InterestDisclosureWaiverAdmin(admin.ModelAdmin[InterestDisclosureWaiver]):
+class InterestDisclosureWaiverAdmin(DeskModelAdmin[InterestDisclosureWaiver]):
     list_display = ["entry", "organisation", "decided_by", "decided_at", "reason"]
     list_select_related = ["entry", "organisation", "decided_by"]
     search_fields = ["entry__term", "organisation__name"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -18,10 +19,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from editorial import newsroom
+from editorial.admin.base import DeskModelAdmin
 from editorial.admin.reference import ReferenceAdmin
 from editorial.permissions import Action, acting_user, can
 from editorial.tasks import QueueUnavailable, queue_check_now
 from glossary import publishing
+from glossary.fields import WebURLValidator
 from glossary.models import (
     CHANGED_SINCE_CONFIRMED,
     Citation,
@@ -206,9 +209,12 @@ class SourceAdmin(ReferenceAdmin):
     def add_view(
         self, request: HttpRequest, form_url: str = "", extra_context: Any = None
     ) -> HttpResponse:
-        # A URL already in the library resolves to its source instead of failing.
-        if request.method == "POST" and request.POST.get("url"):
-            existing = Source.objects.filter(url=normalise_url(request.POST["url"])).first()
+        # A URL already in the library resolves to its source instead of failing. Only a
+        # valid one is looked up: the form names what is wrong with any other (normalising
+        # "http://[" raises, and PostgreSQL cannot even compare a NUL).
+        url = request.POST.get("url", "") if request.method == "POST" else ""
+        if url and _is_web_url(url):
+            existing = Source.objects.filter(url=normalise_url(url)).first()
             if existing is not None:
                 self.message_user(
                     request,
@@ -221,7 +227,15 @@ class SourceAdmin(ReferenceAdmin):
         return super().add_view(request, form_url, extra_context)
 
 
-class LinkCheckAdmin(admin.ModelAdmin[LinkCheck]):
+def _is_web_url(url: str) -> bool:
+    try:
+        WebURLValidator()(url)
+    except ValidationError:
+        return False
+    return True
+
+
+class LinkCheckAdmin(DeskModelAdmin[LinkCheck]):
     list_display = ["url", "checked_at", "outcome", "status_code", "elapsed_ms"]
     list_filter = ["outcome"]
     search_fields = ["url"]

@@ -55,33 +55,128 @@ def allowed_networks() -> tuple[IPNetwork, ...]:
     return parse_allow_list(getattr(settings, "LINKCHECK_ALLOW_PRIVATE", []))
 
 
+def _networks(*texts: str) -> tuple[IPNetwork, ...]:
+    return tuple(ipaddress.ip_network(text) for text in texts)
+
+
+# Every range the IANA special-purpose registries (RFC 6890 and later) mark as not
+# globally reachable, spelled out because the standard library's view depends on the
+# Python release (3.11 takes 192.0.0.8 and 3fff::1 for global addresses).
+NOT_GLOBAL: tuple[IPNetwork, ...] = _networks(
+    "0.0.0.0/8",
+    "10.0.0.0/8",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",
+    "192.0.2.0/24",
+    "192.168.0.0/16",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "224.0.0.0/4",
+    "240.0.0.0/4",
+    "::/128",
+    "::1/128",
+    "64:ff9b:1::/48",  # RFC 8215: NAT64 for local use
+    "100::/64",
+    "2001::/23",  # IETF protocol assignments, Teredo among them
+    "2001:db8::/32",
+    "3fff::/20",
+    "5f00::/16",
+    "fc00::/7",
+    "fe80::/10",
+    "fec0::/10",
+    "ff00::/8",
+)
+
+# IPv6 forms that are only a wrapper round one IPv4 address: a connection to one of
+# them is a connection to that IPv4 host, public or not.
+IPV4_MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
+IPV4_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")  # RFC 2765 (SIIT)
+IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # RFC 4291, deprecated
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052 well-known prefix
+WRAPPERS = (IPV4_MAPPED, IPV4_TRANSLATED, IPV4_COMPATIBLE, NAT64)
+
+# ISATAP interface identifiers (RFC 5214): 0000:5efe or 0200:5efe, then the IPv4
+# address, under any prefix; the mask ignores the universal/local and group bits.
+_ISATAP_MASK = 0xFCFF_FFFF
+_ISATAP_ID = 0x0000_5EFE
+
+
+def _low32(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address:
+    return ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF)
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """Every IPv4 address a packet to `address` may be delivered to or through.
+
+    IPv4-mapped, -translated and -compatible addresses and the NAT64 well-known
+    prefix (RFC 6052) wrap one; 6to4 (RFC 3056) embeds the site's router;
+    Teredo (RFC 4380) its server and, obfuscated, the client; an ISATAP
+    interface identifier (RFC 5214) the tunnel end.
+    """
+    found: list[ipaddress.IPv4Address] = []
+    if any(address in net for net in WRAPPERS) and int(address) > 1:  # not :: or ::1
+        found.append(_low32(address))
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    if (int(address) >> 32) & _ISATAP_MASK == _ISATAP_ID:
+        found.append(_low32(address))
+    return tuple(found)
+
+
 def _unmapped(address: IPAddress) -> IPAddress:
-    """The IPv4 address hidden in an IPv4-mapped or 6to4/NAT64-style IPv6 address."""
+    """The IPv4 address an IPv4-mapped or -compatible IPv6 address stands for (the same
+    host, for the allow-list); any other address as it is."""
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:
             return address.ipv4_mapped
-        # IPv4-compatible (::a.b.c.d, deprecated) still routes to IPv4 on some stacks.
-        if int(address) >> 32 == 0 and int(address) > 1:
-            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if address in IPV4_COMPATIBLE and int(address) > 1:
+            return _low32(address)
     return address
 
 
-def is_public(address: IPAddress) -> bool:
-    """True when `address` is a globally routable unicast address."""
-    inner = _unmapped(address)
+def _is_global(address: IPAddress) -> bool:
+    if any(address in net for net in NOT_GLOBAL if net.version == address.version):
+        return False
     if (
-        inner.is_loopback
-        or inner.is_private
-        or inner.is_link_local
-        or inner.is_multicast
-        or inner.is_reserved
-        or inner.is_unspecified
+        address.is_loopback
+        or address.is_private
+        or address.is_link_local
+        or address.is_multicast
+        or address.is_reserved
+        or address.is_unspecified
     ):
         return False
-    if isinstance(inner, ipaddress.IPv6Address) and inner.is_site_local:
+    if isinstance(address, ipaddress.IPv6Address) and address.is_site_local:
         return False
     # is_global also rules out shared (CGNAT) space and documentation ranges.
-    return inner.is_global
+    return address.is_global
+
+
+def refusal(address: IPAddress) -> str | None:
+    """Why the checker may not connect to `address`, or None if it may."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = embedded_ipv4(address)
+        hidden = next((v4 for v4 in embedded if not _is_global(v4)), None)
+        if hidden is not None:
+            return f"non-public address {address} (it carries {hidden})"
+        if embedded and any(address in net for net in WRAPPERS):
+            # Only a wrapper round a public IPv4 address (e.g. DNS64 on an IPv6-only host).
+            return None
+    if not _is_global(address):
+        return f"non-public address {address}"
+    return None
+
+
+def is_public(address: IPAddress) -> bool:
+    """True when `address` is a globally routable unicast address that hides no
+    non-public IPv4 address."""
+    return refusal(address) is None
 
 
 def check_address(address: IPAddress | str, allow: tuple[IPNetwork, ...] | None = None) -> None:
@@ -94,8 +189,9 @@ def check_address(address: IPAddress | str, allow: tuple[IPNetwork, ...] | None 
         ip in net or inner in net for net in allow if net.version in (ip.version, inner.version)
     ):
         return
-    if not is_public(ip):
-        raise Refused(f"refused to connect to non-public address {ip}")
+    reason = refusal(ip)
+    if reason is not None:
+        raise Refused(f"refused to connect to {reason}")
 
 
 def literal_address(host: str) -> IPAddress | None:
@@ -146,12 +242,69 @@ class _SocketModuleLookups:
         return await self._loop.run_in_executor(None, socket.getnameinfo, sockaddr, flags)
 
 
+# RFC 6761: localhost and every name under it are this machine, whatever DNS says.
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+LOOPBACK_SUFFIX = ".localhost"
+# Names that only mean something on a local network (mDNS, RFC 6762; RFC 8375; the
+# private-use TLD ICANN reserved in 2024): never a public source, and resolving one
+# would ask the local network.
+LOCAL_SUFFIXES = (".local", ".home.arpa", ".internal", ".localdomain", ".lan")
+
+
+def loopback_name(host: str) -> bool:
+    """Whether `host` names this machine however it is spelled (case, a trailing dot)."""
+    name = host.rstrip(".").lower()
+    return name in LOOPBACK_NAMES or name.endswith(LOOPBACK_SUFFIX)
+
+
+def check_host_name(host: str) -> None:
+    """Refuse a name that can only mean a machine on the local network."""
+    name = host.rstrip(".").lower()
+    if f".{name}".endswith(LOCAL_SUFFIXES):
+        raise Refused(f"refused to fetch {host}: a name on the local network, not the internet")
+
+
+def legacy_ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """The address of an IPv4 literal in the forms inet_aton reads besides dotted
+    decimal (2130706433, 0x7f.1, 0177.0.0.1), which resolvers turn into addresses
+    without asking anyone; None for a name."""
+    if not host or not all(c in "0123456789abcdefxABCDEFX." for c in host):
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+def _results(
+    host: str, port: int, family: socket.AddressFamily, addresses: Iterable[IPAddress]
+) -> list[ResolveResult]:
+    """Addresses the guard chose itself, in the form aiohttp's resolvers answer."""
+    families = {4: socket.AF_INET, 6: socket.AF_INET6}
+    return [
+        ResolveResult(
+            hostname=host,
+            host=str(address),
+            port=port,
+            family=families[address.version],
+            proto=0,
+            flags=socket.AI_NUMERICHOST,
+        )
+        for address in addresses
+        if family in (socket.AF_UNSPEC, families[address.version])
+    ]
+
+
 class GuardedResolver(AbstractResolver):
     """Resolves names and returns only addresses the guard allows.
 
     If every address of a name is refused, raises Refused (the connection is
     never attempted). Some refused and some allowed: only the allowed ones are
     returned, so the connector can only ever use a vetted address.
+
+    Some hosts never reach the system resolver: localhost in any spelling is the
+    loopback addresses (RFC 6761), a number in an old IPv4 spelling is that
+    address, and local-network names are refused outright.
     """
 
     def __init__(self, allow: tuple[IPNetwork, ...] | None = None) -> None:
@@ -162,7 +315,15 @@ class GuardedResolver(AbstractResolver):
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
     ) -> list[ResolveResult]:
-        results = await self._inner.resolve(host, port, family)
+        check_host_name(host)
+        legacy = legacy_ipv4(host)
+        if loopback_name(host):
+            loopback = [ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")]
+            results = _results(host, port, family, loopback)
+        elif legacy is not None:
+            results = _results(host, port, family, [legacy])
+        else:
+            results = await self._inner.resolve(host, port, family)
         vetted: list[ResolveResult] = []
         refusals: list[str] = []
         for result in results:

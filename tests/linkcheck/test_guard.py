@@ -75,3 +75,119 @@ def test_only_http_and_https_are_fetched(scheme: str) -> None:
         guard.check_scheme(scheme)
     guard.check_scheme("https")
     guard.check_scheme("HTTP")
+
+
+@pytest.mark.parametrize(
+    ("address", "hidden"),
+    [
+        ("2002:7f00:1::", "127.0.0.1"),  # 6to4
+        ("2002:a9fe:a9fe::", "169.254.169.254"),
+        ("2002:a00:1::1", "10.0.0.1"),
+        ("2001:0:7f00:1::", "127.0.0.1"),  # Teredo: the server
+        ("2001:0:808:808::80ff:fffe", "127.0.0.1"),  # Teredo: the obfuscated client
+        ("64:ff9b::7f00:1", "127.0.0.1"),  # NAT64, the well-known prefix
+        ("64:ff9b::a9fe:a9fe", "169.254.169.254"),
+        ("::a9fe:a9fe", "169.254.169.254"),  # IPv4-compatible
+        ("::ffff:a9fe:a9fe", "169.254.169.254"),  # IPv4-mapped
+        ("::ffff:0:7f00:1", "127.0.0.1"),  # IPv4-translated (SIIT)
+        ("2606:4700::5efe:7f00:1", "127.0.0.1"),  # ISATAP
+        ("2606:4700::200:5efe:a9fe:a9fe", "169.254.169.254"),  # ISATAP, universal bit set
+    ],
+)
+def test_an_ipv6_address_carrying_a_private_ipv4_address_is_refused_and_names_it(
+    address: str, hidden: str
+) -> None:
+    with pytest.raises(guard.Refused, match=rf"\(it carries {hidden}\)"):
+        guard.check_address(address, allow=())
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "64:ff9b:1::7f00:1",  # NAT64 for local use (RFC 8215)
+        "64:ff9b:1::808:808",
+        "192.0.0.8",  # IETF protocol assignments
+        "3fff::1",  # documentation (RFC 9637)
+        "5f00::1",  # SRv6 SIDs (RFC 9602)
+        "2001:0:808:808::f7f7:f7f7",  # Teredo, even between public addresses
+        "100::1",  # discard-only
+    ],
+)
+def test_ranges_never_reachable_from_the_internet_are_refused_whatever_python_says(
+    address: str,
+) -> None:
+    with pytest.raises(guard.Refused):
+        guard.check_address(address, allow=())
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "64:ff9b::808:808",  # an IPv6-only host's DNS64 answer for a public site
+        "::ffff:8.8.8.8",
+        "::ffff:0:808:808",
+        "2002:808:808::1",
+        "2606:4700::5efe:808:808",
+    ],
+)
+def test_an_ipv6_address_carrying_a_public_ipv4_address_passes(address: str) -> None:
+    guard.check_address(address, allow=())
+
+
+def test_teredo_yields_both_the_server_and_the_deobfuscated_client() -> None:
+    address = ipaddress.IPv6Address("2001:0:808:808::80ff:fffe")
+    assert guard.embedded_ipv4(address) == (
+        ipaddress.IPv4Address("8.8.8.8"),
+        ipaddress.IPv4Address("127.0.0.1"),
+    )
+
+
+def test_an_address_carrying_nothing_yields_nothing() -> None:
+    assert guard.embedded_ipv4(ipaddress.IPv6Address("2606:4700::6810:84e5")) == ()
+    assert guard.embedded_ipv4(ipaddress.IPv6Address("::1")) == ()
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["localhost", "localhost.", "LOCALHOST", "LocalHost.", "localhost.localdomain", "a.localhost"],
+)
+def test_every_spelling_of_localhost_is_this_machine(host: str) -> None:
+    assert guard.loopback_name(host)
+
+
+@pytest.mark.parametrize("host", ["localhost.example.com", "notlocalhost", "example.com"])
+def test_a_name_that_only_contains_localhost_is_not_this_machine(host: str) -> None:
+    assert not guard.loopback_name(host)
+
+
+@pytest.mark.parametrize(
+    ("host", "address"),
+    [
+        ("2130706433", "127.0.0.1"),
+        ("0x7f000001", "127.0.0.1"),
+        ("0x7f.1", "127.0.0.1"),
+        ("0177.0.0.1", "127.0.0.1"),
+        ("127.1", "127.0.0.1"),
+        ("0xa9.0xfe.0xa9.0xfe", "169.254.169.254"),
+    ],
+)
+def test_old_ipv4_spellings_are_read_as_the_address_they_mean(host: str, address: str) -> None:
+    assert guard.legacy_ipv4(host) == ipaddress.IPv4Address(address)
+
+
+@pytest.mark.parametrize("host", ["example.com", "deadbeef", "add.bed", "", "1.2.3.4.5"])
+def test_a_name_is_not_an_old_ipv4_spelling(host: str) -> None:
+    assert guard.legacy_ipv4(host) is None
+
+
+@pytest.mark.parametrize(
+    "host", ["printer.local", "nas.home.arpa", "db.internal", "router.lan", "local."]
+)
+def test_local_network_names_are_refused(host: str) -> None:
+    with pytest.raises(guard.Refused, match="local network"):
+        guard.check_host_name(host)
+
+
+@pytest.mark.parametrize("host", ["example.com", "local.example.com", "internal.example"])
+def test_public_names_that_mention_local_are_not_refused(host: str) -> None:
+    guard.check_host_name(host)

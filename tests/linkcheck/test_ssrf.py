@@ -50,6 +50,52 @@ def test_a_non_public_address_is_refused_without_a_request(
 
 
 @pytest.mark.usefixtures("no_allow_list")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[2002:7f00:1::]/",
+        "http://[2002:a9fe:a9fe::]/latest/meta-data/",
+        "http://[2001:0:7f00:1::]/",
+        "http://[2001:0:808:808::80ff:fffe]/",
+        "http://[64:ff9b::7f00:1]:{port}/ok",
+        "http://[64:ff9b:1::a9fe:a9fe]/",
+        "http://[::127.0.0.1]:{port}/ok",
+        "http://[::ffff:0:7f00:1]:{port}/ok",
+        "http://[fe80::5efe:7f00:1]/",
+        "http://[2606:4700::200:5efe:a9fe:a9fe]/",
+        "http://localhost.:{port}/ok",
+        "http://LOCALHOST:{port}/ok",
+        "http://localhost.localdomain:{port}/ok",
+        "http://app.localhost:{port}/ok",
+        "http://0x7f.1:{port}/ok",
+        "http://0x7f000001:{port}/ok",
+        "http://printer.local/",
+    ],
+)
+def test_a_private_address_in_disguise_is_refused_without_a_request_or_a_lookup(
+    server: LocalSite, url: str, network_fence: list[str]
+) -> None:
+    result = check_one(url.format(port=server.port))
+    assert result.outcome is Outcome.REFUSED, result.error
+    assert "refused" in result.error
+    assert server.requests == []
+    assert network_fence == []
+
+
+@pytest.mark.usefixtures("no_allow_list")
+@pytest.mark.parametrize("host", ["2130706433", "0177.0.0.1", "127.1"])
+def test_an_all_digit_old_ipv4_spelling_is_rejected_as_a_url_before_any_connection(
+    server: LocalSite, host: str, network_fence: list[str]
+) -> None:
+    # The URL parser (yarl) refuses these itself; hex spellings reach the guard above.
+    result = check_one(f"http://{host}:{server.port}/ok")
+    assert result.outcome in (Outcome.BROKEN, Outcome.REFUSED)
+    assert "not a canonical IPv4 address" in result.error or "refused" in result.error
+    assert server.requests == []
+    assert network_fence == []
+
+
+@pytest.mark.usefixtures("no_allow_list")
 def test_a_hostname_that_resolves_to_loopback_is_refused(server: LocalSite) -> None:
     result = check_one(f"http://localhost:{server.port}/ok")
     assert result.outcome is Outcome.REFUSED
@@ -127,16 +173,17 @@ def test_names_are_looked_up_through_the_socket_module_on_the_checkers_event_loo
 ) -> None:
     # uvloop resolves inside libuv unless told otherwise, where neither the network
     # fence nor anything else that wraps socket.getaddrinfo would see the lookup.
-    # "localhost" comes from /etc/hosts, so even a lookup that slipped past sends nothing.
+    # The name is answered here, as loopback, so no lookup leaves the process
+    # ("localhost" itself is no longer looked up at all: the guard knows it).
     allow_loopback.LINKCHECK_ALLOW_PRIVATE = ["127.0.0.1", "::1"]
     looked_up: list[str] = []
     fenced = socket.getaddrinfo
 
-    def recording(host: str, *args: Any, **kwargs: Any) -> Any:
+    def answering(host: str, *args: Any, **kwargs: Any) -> Any:
         looked_up.append(host)
-        return fenced(host, *args, **kwargs)
+        return fenced("127.0.0.1" if host == "checker.test" else host, *args, **kwargs)
 
-    monkeypatch.setattr(socket, "getaddrinfo", recording)
-    result = check_one(f"http://localhost:{server.port}/ok")
+    monkeypatch.setattr(socket, "getaddrinfo", answering)
+    result = check_one(f"http://checker.test:{server.port}/ok")
     assert result.outcome is Outcome.OK
-    assert "localhost" in looked_up
+    assert "checker.test" in looked_up

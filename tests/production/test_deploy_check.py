@@ -54,6 +54,12 @@ SCENARIOS: dict[str, Callable[[], dict[str, str]]] = {
         SECURE_HSTS_SECONDS="0",
         LINKCHECK_ALLOW_PRIVATE="127.0.0.1",
     ),
+    # Settings that loosen the site's defences without breaking anything visible.
+    "loosened": lambda: production_env(
+        ALLOWED_HOSTS="*",
+        CONTENT_SECURITY_POLICY_REPORT_ONLY="true",
+        WORKFLOW_ALLOW_SELF_APPROVAL="true",
+    ),
     "silenced": lambda: production_env(
         LINKCHECK_ALLOW_PRIVATE="127.0.0.1", SILENCED_SYSTEM_CHECKS="glossary.W002"
     ),
@@ -151,6 +157,25 @@ def test_an_unsafe_production_setting_fails_the_deploy_check(
     result = checks[scenario]
     assert result.returncode != 0
     assert problem in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("problem", "hint"),
+    [
+        ("glossary.W003", "List the public host name(s) in ALLOWED_HOSTS"),
+        ("glossary.W004", "Unset CONTENT_SECURITY_POLICY_REPORT_ONLY"),
+        ("glossary.W005", "Unset WORKFLOW_ALLOW_SELF_APPROVAL"),
+    ],
+)
+def test_a_loosened_defence_is_a_warning_with_a_hint(checks: dict, problem: str, hint: str) -> None:
+    result = checks["loosened"]
+    assert result.returncode != 0
+    # Warnings (the site works, less safely), not errors, each with its own hint.
+    assert "WARNINGS:" in result.stderr
+    assert "ERRORS:" not in result.stderr
+    assert f"({problem})" in result.stderr, result.stderr
+    message = result.stderr.split(f"({problem})", 1)[1].split("?:", 1)[0]
+    assert f"HINT: {hint}" in message
 
 
 def test_a_named_exception_can_be_silenced_deliberately(checks: dict) -> None:

@@ -59,6 +59,20 @@ def test_the_limit_counts_each_client_apart(client, demo, settings):
     assert client.get("/search/?q=a", REMOTE_ADDR="192.0.2.2").status_code == 200
 
 
+def test_clients_with_no_address_share_one_limit_instead_of_failing(client, demo, settings):
+    # A WSGI server on a Unix socket passes an empty REMOTE_ADDR (found by schemathesis).
+    settings.PUBLIC_API_RATE_LIMIT = "2/m"
+    answers = [client.get("/api/v1/entries/", REMOTE_ADDR=addr) for addr in ["", "", ""]]
+    assert [r.status_code for r in answers] == [200, 200, 429]
+
+
+def test_an_ipv6_client_counts_by_its_64(client, demo, settings):
+    settings.PUBLIC_SEARCH_RATE_LIMIT = "1/m"
+    assert client.get("/search/?q=a", REMOTE_ADDR="2001:db8:1:2::1").status_code == 200
+    assert client.get("/search/?q=a", REMOTE_ADDR="2001:db8:1:2::ffff").status_code == 429
+    assert client.get("/search/?q=a", REMOTE_ADDR="2001:db8:1:3::1").status_code == 200
+
+
 @pytest.mark.parametrize("slug", ["no-such-entry", "widget-draft"])
 def test_if_none_match_star_on_an_address_that_does_not_exist_is_404(
     client, widget, make_entry, slug
