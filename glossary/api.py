@@ -804,7 +804,7 @@ def openapi(request: HttpRequest) -> HttpResponse:
     response = JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False})
     etag = f'"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
     response.headers["Cache-Control"] = "public, max-age=0, must-revalidate"
-    answer = get_conditional_response(request, etag=etag, response=response)
+    answer = get_conditional_response(request, etag=etag, response=response) or response
     answer.headers["ETag"] = etag
     return answer
 

@@ -124,3 +124,11 @@ def test_every_endpoint_answers_as_the_served_openapi_document_says(client, demo
             assert bad.status_code == 400, path
             _validate(doc, path, bad)
     assert checked == len(doc["paths"]) == 11
+
+
+def test_the_openapi_document_answers_304_to_its_etag_without_the_database(client):
+    # No database access is allowed in this test: any query would raise.
+    first = client.get("/api/openapi.json")
+    again = client.get("/api/openapi.json", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert first.status_code == 200 and first.json()["openapi"].startswith("3.1")
+    assert again.status_code == 304 and again["ETag"] == first["ETag"]
