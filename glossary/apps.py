@@ -9,6 +9,11 @@ class GlossaryConfig(AppConfig):
     def ready(self) -> None:
         # The public page cache is dropped on every publish/unpublish (glossary.cache).
         # Imported here because it imports the models, which Django loads after apps.
+        from django.db.models.signals import pre_save
+        from taggit.models import Tag
+
         from glossary.cache import connect_signals
+        from glossary.topics import give_every_topic_an_address
 
         connect_signals()
+        pre_save.connect(give_every_topic_an_address, sender=Tag, dispatch_uid="topic-address")

@@ -33,7 +33,10 @@ class DeepLinkStyle(models.TextChoices):
 
 def normalise_url(url: str) -> str:
     """One spelling per address: trimmed, scheme and host lower-cased, default port dropped."""
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url.strip()  # not a URL at all ("http://["): the validators name the problem
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         return url.strip()
     host = parts.hostname.lower()

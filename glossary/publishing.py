@@ -234,7 +234,14 @@ def _update_redirects(entry: Entry, version: EntryVersion, previous: EntryVersio
     # The live slug is the entry's own address, never a redirect to itself.
     EntryRedirect.objects.filter(entry=entry, slug=version.slug).delete()
     entry.redirects.filter(kind=EntryRedirect.Kind.ALIAS).delete()
-    aliases = {slugify(a): a for a in document.load(version.data).aliases if slugify(a)}
+    # An alias becomes an address only if it fits one (EntryRedirect holds 200
+    # characters); the entry form refuses longer ones, older versions may hold them.
+    limit = EntryRedirect._meta.get_field("slug").max_length or 200
+    aliases = {
+        slugify(a): a
+        for a in document.load(version.data).aliases
+        if slugify(a) and len(slugify(a)) <= limit and len(a) <= limit
+    }
     EntryRedirect.objects.bulk_create(
         EntryRedirect(slug=slug, name=name, kind=EntryRedirect.Kind.ALIAS, entry=entry)
         for slug, name in aliases.items()

@@ -1,11 +1,14 @@
 from django.conf import settings
 from django.contrib.sitemaps.views import sitemap
-from django.urls import include, path
+from django.urls import include, path, register_converter
 
 from glossary import api, reference_views, views
 from glossary.cache import public_page
 from glossary.feeds import EntryFeed
 from glossary.sitemaps import SITEMAPS
+from glossary.topics import TopicSlugConverter
+
+register_converter(TopicSlugConverter, "topic")
 
 app_name = "glossary"
 
@@ -21,7 +24,7 @@ urlpatterns = [
     path("organisations/", reference_views.organisation_list, name="organisations"),
     path("organisations/<slug:slug>/", reference_views.organisation, name="organisation"),
     path("tags/", reference_views.tag_list, name="tags"),
-    path("tags/<slug:slug>/", reference_views.tag, name="tag"),
+    path("tags/<topic:slug>/", reference_views.tag, name="tag"),
     path("search/", views.search_page, name="search"),
     path("feed/", public_page(EntryFeed()), name="feed"),
     path("sitemap.xml", public_page(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),

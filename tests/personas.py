@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.contrib.auth.models import Group, User
 from django.test import Client
@@ -31,3 +32,8 @@ def client_for(user: User | None) -> Client:
     if user is not None:
         client.force_login(user)
     return client
+
+
+def reviewed(entry: Any) -> str:
+    """The version number the publish form carries: the latest the editor was shown."""
+    return str(entry.versions.order_by("-number").values_list("number", flat=True).first())

@@ -231,8 +231,15 @@ class EntryWorkflowPages:
         }
         error = ""
         if request.method == "POST":
-            expected = request.POST.get("expected_version", "")
+            expected = request.POST.get("expected_version", "").strip()
             try:
+                if not expected.isdecimal() and entry.versions.exists():
+                    # Without it, a version saved after the editor read this page
+                    # could go out unread.
+                    raise workflow.WorkflowError(
+                        "This form did not say which version you reviewed, so nothing was "
+                        "published. Reload the page, check the latest version and publish again."
+                    )
                 version = workflow.publish_entry(
                     entry,
                     user=request.user,

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from editorial import workflow
 from editorial.models import WorkflowEvent
 from glossary.models import Citation, Entry, Quote
-from tests.personas import client_for
+from tests.personas import client_for, reviewed
 from tests.workflow.formdata import form_data
 
 
@@ -97,7 +97,12 @@ def test_publishing_without_a_reason_is_refused_and_keeps_what_was_typed(
     workflow.submit_for_review(unsourced_entry, user=writer)
     response = client_for(editor).post(
         f"/admin/glossary/entry/{unsourced_entry.pk}/publish/",
-        {"override_reason": "", "comment": "My careful comment", "material": "1"},
+        {
+            "override_reason": "",
+            "comment": "My careful comment",
+            "material": "1",
+            "expected_version": reviewed(unsourced_entry),
+        },
     )
     assert response.status_code == 400
     html = response.content.decode()
@@ -112,7 +117,11 @@ def test_an_override_with_a_reason_publishes_and_is_in_the_history(unsourced_ent
     client = client_for(editor)
     response = client.post(
         f"/admin/glossary/entry/{unsourced_entry.pk}/publish/",
-        {"override_reason": "Sourced from the episode itself.", "material": "1"},
+        {
+            "override_reason": "Sourced from the episode itself.",
+            "material": "1",
+            "expected_version": reviewed(unsourced_entry),
+        },
     )
     assert response.status_code == 302
     unsourced_entry.refresh_from_db()
@@ -133,7 +142,11 @@ def test_publishing_a_change_to_a_live_entry_can_carry_a_public_correction(
     assert 'name="correction_note"' in page.content.decode()
     client_for(second_editor).post(
         f"/admin/glossary/entry/{ready_entry.pk}/publish/",
-        {"correction_note": "An earlier version misdated the spec.", "material": "1"},
+        {
+            "correction_note": "An earlier version misdated the spec.",
+            "material": "1",
+            "expected_version": reviewed(ready_entry),
+        },
     )
     public = client.get(f"/glossary/{ready_entry.slug}/").content.decode()
     assert "An earlier version misdated the spec." in public
@@ -237,3 +250,20 @@ def test_view_on_site_opens_the_preview_until_the_entry_is_published(ready_entry
     assert f'href="/glossary/{ready_entry.slug}/" class="viewsitelink"' in _change_page(
         writer, ready_entry
     )
+
+
+def test_a_publish_form_that_does_not_say_which_version_was_reviewed_publishes_nothing(
+    ready_entry, writer, editor
+):
+    workflow.submit_for_review(ready_entry, user=writer)
+    for expected in ["", "abc", "²"]:
+        response = client_for(editor).post(
+            f"/admin/glossary/entry/{ready_entry.pk}/publish/",
+            {"comment": "Looks right.", "material": "1", "expected_version": expected},
+        )
+        assert response.status_code == 400
+        html = response.content.decode()
+        assert "did not say which version you reviewed" in html
+        assert 'value="Looks right."' in html
+        ready_entry.refresh_from_db()
+        assert not ready_entry.is_live

@@ -12,7 +12,7 @@ from editorial import workflow
 from editorial.models import WorkflowEvent
 from editorial.permissions import Action, can
 from glossary.models import Citation, Entry
-from tests.personas import client_for
+from tests.personas import client_for, reviewed
 from tests.workflow.formdata import form_data
 
 ROLES = ["writer", "fact_checker", "editor", "admin", "outsider", "anonymous"]
@@ -78,7 +78,9 @@ def _post_transition(name: str, status: str, expected: str, **data: str):
             _publish_as_someone_else(entry, second_editor)
         else:
             _in_state(entry, status)
-        client.post(f"/admin/glossary/entry/{entry.pk}/{name}/", data)
+        # The publish form carries the version the editor was shown.
+        shown = {"expected_version": reviewed(entry)} if name == "publish" else {}
+        client.post(f"/admin/glossary/entry/{entry.pk}/{name}/", {**data, **shown})
         entry.refresh_from_db()
         return entry.status == expected
 
@@ -89,7 +91,11 @@ def _override(entry, client, unsourced_entry, **_):
     _in_state(unsourced_entry, Entry.Status.IN_REVIEW)
     client.post(
         f"/admin/glossary/entry/{unsourced_entry.pk}/publish/",
-        {"override_reason": "The source is in the show notes.", "material": "1"},
+        {
+            "override_reason": "The source is in the show notes.",
+            "material": "1",
+            "expected_version": reviewed(unsourced_entry),
+        },
     )
     unsourced_entry.refresh_from_db()
     return unsourced_entry.is_live
