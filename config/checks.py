@@ -92,6 +92,17 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[Ch
                 id="glossary.W005",
             )
         )
+    redis_url = getattr(settings, "REDIS_URL", "")
+    if redis_url and getattr(settings, "CACHE_REDIS_URL", "") == redis_url:
+        messages.append(
+            Warning(
+                "The page cache shares the broker's Redis (CACHE_REDIS_URL is REDIS_URL): "
+                "pages filling its memory can evict or refuse queued link checks.",
+                hint="Point CACHE_REDIS_URL at a Redis of its own with maxmemory and "
+                "maxmemory-policy allkeys-lru (docker-compose.yml's `cache` service).",
+                id="glossary.W006",
+            )
+        )
     if getattr(settings, "LINKCHECK_ALLOW_PRIVATE", []):
         messages.append(
             Warning(

@@ -59,6 +59,7 @@ SCENARIOS: dict[str, Callable[[], dict[str, str]]] = {
         ALLOWED_HOSTS="*",
         CONTENT_SECURITY_POLICY_REPORT_ONLY="true",
         WORKFLOW_ALLOW_SELF_APPROVAL="true",
+        CACHE_REDIS_URL="",  # the page cache falls back to the broker's Redis
     ),
     "silenced": lambda: production_env(
         LINKCHECK_ALLOW_PRIVATE="127.0.0.1", SILENCED_SYSTEM_CHECKS="glossary.W002"
@@ -165,6 +166,7 @@ def test_an_unsafe_production_setting_fails_the_deploy_check(
         ("glossary.W003", "List the public host name(s) in ALLOWED_HOSTS"),
         ("glossary.W004", "Unset CONTENT_SECURITY_POLICY_REPORT_ONLY"),
         ("glossary.W005", "Unset WORKFLOW_ALLOW_SELF_APPROVAL"),
+        ("glossary.W006", "Point CACHE_REDIS_URL at a Redis of its own"),
     ],
 )
 def test_a_loosened_defence_is_a_warning_with_a_hint(checks: dict, problem: str, hint: str) -> None:
