@@ -145,6 +145,18 @@ class Desk(RuleBasedStateMachine):
             PublicRecord.Kind.EPISODE, [episode.pk], user=self.writer, what="Guest added."
         )
 
+    @rule(slug=st.sampled_from(ENTRIES), words=WORDS)
+    def writer_retags_an_entry(self, slug: str, words: str) -> None:
+        entry = self.entry(slug)
+        if entry is not None and entry.status != Entry.Status.ARCHIVED:
+            edit_entry(self.writer, entry, tags=f"{words}, networking")
+
+    @rule(slug=st.sampled_from(ENTRIES), words=WORDS)
+    def writer_retitles_a_cited_source(self, slug: str, words: str) -> None:
+        source = Source.objects.filter(citations__entry__slug=slug).first()
+        if source is not None:
+            edit_object(self.writer, "glossary_source", source.pk, title=f"{source.title} {words}")
+
     @rule(slug=st.sampled_from(ENTRIES))
     def fact_checker_confirms_the_sources(self, slug: str) -> None:
         sources = Source.objects.filter(citations__entry__slug=slug)
