@@ -16,8 +16,8 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 20
 keepalive = 5
 # Recycle workers now and then so a slow leak never takes the site down.
-max_requests = 2000
-max_requests_jitter = 200
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))
+max_requests_jitter = max_requests // 10
 # The proxy in front terminates TLS; Django reads X-Forwarded-Proto itself
 # (SECURE_PROXY_SSL_HEADER), gunicorn needs only to pass it through.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "*")
