@@ -51,6 +51,11 @@ class DemoEntry:
     aliases: list[str] = field(default_factory=list)
     see_also: list[tuple[str, str, str]] = field(default_factory=list)
 
+    @property
+    def source_url(self) -> str:
+        # PLACEHOLDER: example.org is reserved for documentation and never serves these.
+        return f"https://example.org/glossary-demo/{self.slug}"
+
 
 # Entries other than the seed. Short, plain and accurate; see-also slugs refer to this list.
 NEIGHBOURS = [
@@ -427,6 +432,16 @@ def load_demo() -> dict[str, int]:
     )
     for d in NEIGHBOURS:
         entry = entries[d.slug]
+        # Every demo entry cites a checked source, so it passes its own publish checks.
+        source = _source(d.source_url, f"{d.term} (demo source)", "example.org", Source.Kind.OTHER)
+        Citation.objects.filter(entry=entry).delete()
+        Citation.objects.create(
+            entry=entry,
+            source=source,
+            order=1,
+            note=f"Placeholder standing in for a real reference on {d.term.lower()}",
+            checked_on=CHECKED_ON,
+        )
         SeeAlso.objects.filter(entry=entry).delete()
         for order, (slug, link_text, note) in enumerate(d.see_also, start=1):
             SeeAlso.objects.create(

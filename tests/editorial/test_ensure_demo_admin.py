@@ -13,9 +13,14 @@ def test_it_creates_an_admin_and_one_login_per_role(db, settings):
     assert User.objects.get(username="admin").is_superuser
     roles = {
         u.username: [g.name for g in u.groups.all()]
-        for u in User.objects.filter(username__in=["writer", "factchecker", "editor"])
+        for u in User.objects.filter(username__in=["writer", "factchecker", "editor", "editor2"])
     }
-    assert roles == {"writer": ["writer"], "factchecker": ["fact-checker"], "editor": ["editor"]}
+    assert roles == {
+        "writer": ["writer"],
+        "factchecker": ["fact-checker"],
+        "editor": ["editor"],
+        "editor2": ["editor"],
+    }
     assert User.objects.get(username="editor").check_password("glossary-demo")
     assert "writer" in out.getvalue() and "glossary-demo" in out.getvalue()
 
@@ -24,7 +29,7 @@ def test_running_it_twice_keeps_one_user_each(db, settings):
     settings.DEBUG = True
     call_command("ensure_demo_admin", stdout=io.StringIO())
     call_command("ensure_demo_admin", stdout=io.StringIO())
-    assert User.objects.count() == 4
+    assert User.objects.count() == 5
 
 
 def test_it_refuses_with_debug_off(db, settings):

@@ -134,3 +134,21 @@ def test_timestamp_links_open_the_episode_at_that_second(client, demo):
     assert 'href="https://podcast.example/episodes/44#t=1917"' in html
     assert '<time datetime="PT31M57S">31:57</time>' in html
     assert "Listen to episode 44 at" in html
+
+
+def test_every_demo_entry_passes_its_own_publish_checks(demo):
+    # An editor's first dashboard should not be a wall of red: every demo entry has a
+    # checked source and nothing else blocking.
+    import datetime
+
+    from django.utils import timezone
+
+    from editorial.gates import blocking_failures, run_gates
+
+    now = timezone.make_aware(datetime.datetime(2026, 11, 30, 12))
+    failing = {
+        entry.slug: [r.message for r in blocking_failures(run_gates(entry, now=now))]
+        for entry in Entry.objects.all()
+    }
+    assert {slug: msgs for slug, msgs in failing.items() if msgs} == {}
+    assert Entry.objects.count() == 13

@@ -10,11 +10,14 @@ from django.core.management.base import BaseCommand, CommandError
 from editorial.permissions import Role
 
 # One login per role, so the whole review path can be tried on the demo:
-# a writer submits, a fact-checker confirms sources, an editor publishes.
+# a writer submits, a fact-checker confirms sources, an editor publishes. Two
+# editors, because nobody approves their own change: an editor's own edit needs
+# the other one to publish it.
 DEMO_ROLE_LOGINS = [
     ("writer", Role.WRITER),
     ("factchecker", Role.FACT_CHECKER),
     ("editor", Role.EDITOR),
+    ("editor2", Role.EDITOR),
 ]
 
 
