@@ -167,3 +167,25 @@ def test_merge_dry_run_says_what_it_would_add_and_adds_nothing(
     assert EntryVersion.objects.count() == versions
     assert PublicRecord.objects.count() == records
     assert not WorkflowEvent.objects.filter(entry=added).exists()
+
+
+def test_both_commands_draw_progress_on_stderr(exported: dict[str, Any], tmp_path: Path) -> None:
+    from io import StringIO
+
+    err = StringIO()
+    call_command("export_glossary", str(tmp_path / "again.json"), stdout=StringIO(), stderr=err)
+    assert "entries" in err.getvalue() and "13/13" in err.getvalue()
+    empty_content()
+    err = StringIO()
+    call_command("import_glossary", str(tmp_path / "again.json"), stdout=StringIO(), stderr=err)
+    lines = err.getvalue().splitlines()
+    assert any(line.startswith("checking entries") and "13/13" in line for line in lines)
+    assert any(line.startswith("entry_versions") and "13/13" in line for line in lines)
+
+
+def test_rows_made_after_an_import_get_new_ids(exported: dict[str, Any], tmp_path: Path) -> None:
+    empty_content()
+    run_import(write(tmp_path, exported))
+    top = max(e["id"] for e in exported["tables"]["entries"])
+    made = Entry.objects.create(term="After", slug="after")
+    assert made.pk > top
