@@ -1,6 +1,7 @@
 """The Celery application shared by the worker, beat and the web process."""
 
 import os
+from pathlib import Path
 from typing import Any
 
 from celery import Celery
@@ -10,6 +11,24 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("glossary_desk")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+@app.on_after_configure.connect
+def use_the_file_broker_folder(sender: Any, **kwargs: Any) -> None:
+    """Point `make run`'s file broker at CELERY_BROKER_DIR (messages and broadcasts)."""
+    if not str(sender.conf.broker_url or "").startswith("filesystem://"):
+        return
+    from django.conf import settings
+
+    folder = Path(settings.CELERY_BROKER_DIR)
+    sender.conf.broker_transport_options = {
+        **sender.conf.broker_transport_options,
+        "data_folder_in": str(folder / "messages"),
+        "data_folder_out": str(folder / "messages"),
+        "control_folder": str(folder / "control"),
+    }
+
+
 # Each app keeps its tasks in one tasks.py (editorial.tasks).
 app.autodiscover_tasks()
 

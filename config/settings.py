@@ -7,6 +7,7 @@ checks in config/checks.py refuse an unsafe combination.
 """
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 import django_stubs_ext
@@ -201,7 +202,7 @@ CELERY_TIMEZONE = "UTC"
 # Celery keeps Django's logging config instead of installing its own handlers.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # acks_late + a visibility timeout: a task whose worker dies is redelivered after it.
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
     # How often a worker sweeps for messages whose visibility timeout passed
     # (kombu's defaults: every 10th call of a 10 s timer).
@@ -209,15 +210,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
     "unacked_restore_throttle": env_int("CELERY_UNACKED_RESTORE_THROTTLE", 10, minimum=1),
 }
 # `make run` (manage.py rundesk) runs a worker and beat with no Redis: the broker is
-# kombu's file-system transport, one file per message in this directory, shared by the
-# web server, the worker and beat on one machine. Development only.
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    _BROKER_DIR = Path(env_str("CELERY_BROKER_DIR", "") or BASE_DIR / ".desk" / "broker")
-    CELERY_BROKER_TRANSPORT_OPTIONS |= {
-        "data_folder_in": str(_BROKER_DIR / "messages"),
-        "data_folder_out": str(_BROKER_DIR / "messages"),
-        "control_folder": str(_BROKER_DIR / "control"),
-    }
+# kombu's file-system transport (CELERY_BROKER_URL=filesystem://), one file per message
+# under this directory, shared by the web server, the worker and beat on one machine.
+# Development only; config/celery.py points the transport at it.
+CELERY_BROKER_DIR = Path(env_str("CELERY_BROKER_DIR", "") or BASE_DIR / ".desk" / "broker")
 # Where beat remembers when each task last ran (the compose file puts it on a volume).
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", "celerybeat-schedule")
 # How often beat runs the scheduler, and how late its last run may be before the
@@ -231,7 +227,7 @@ LINKCHECK_SCHEDULE_SECONDS = env_int("LINKCHECK_SCHEDULE_SECONDS", 24 * 3600, mi
 # set it: the demo cites real-world pages, which a laptop should not fetch unasked.
 # "Check now" in the admin still checks the sources an editor picks.
 LINKCHECK_ON_SCHEDULE = env_bool("LINKCHECK_ON_SCHEDULE", True)
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "publish-scheduled-entries": {
         "task": "editorial.tasks.publish_due",
         "schedule": float(SCHEDULER_INTERVAL_SECONDS),
