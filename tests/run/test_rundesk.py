@@ -189,3 +189,35 @@ def test_beat_schedules_link_checks_only_when_linkcheck_on_schedule(
     ).stdout
     assert "publish-scheduled-entries" in out
     assert ("linkcheck-due-sources" in out) is scheduled
+
+
+@pytest.mark.worker
+def test_when_one_process_dies_the_launcher_stops_the_others(tmp_path: Path) -> None:
+    env = clean_environment(tmp_path)
+    subprocess.run([sys.executable, MANAGE, "migrate", "-v0"], env=env, check=True)
+    with socket.socket() as taken:
+        # The web server cannot bind: it exits, and the worker and beat must go with it.
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [
+                sys.executable,
+                MANAGE,
+                "rundesk",
+                f"127.0.0.1:{port}",
+                "--noreload",
+                "--run-dir",
+                str(tmp_path / "run"),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode != 0
+    assert "web exited with status" in result.stderr
+    pids = [int(pid) for pid in re.findall(r"started, pid (\d+)", result.stderr)]
+    assert len(pids) == 3
+    for pid in pids:
+        assert not group_alive(pid)
