@@ -9,7 +9,8 @@ PORT ?= 8000
 .PHONY: help run test lint format migrate demo worker beat bench browser clean e2e
 
 help:
-	@echo "make run     set up .venv, migrate SQLite, load the demo, serve on $(HOST):$(PORT)"
+	@echo "make run     set up .venv, migrate SQLite, load the demo, then run the web server on"
+	@echo "             $(HOST):$(PORT), a Celery worker and beat together (Ctrl-C stops all three)"
 	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, migrations check, pytest)"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make worker  run a Celery worker (needs REDIS_URL)"
@@ -40,8 +41,10 @@ demo: migrate
 	$(PY) manage.py load_demo
 	$(PY) manage.py ensure_demo_admin
 
+# The web server, a worker and beat, on a broker kept in files under .desk/ (no Redis);
+# beat checks cited links only with LINKCHECK_ON_SCHEDULE=true (config/management/commands/rundesk.py).
 run: demo
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py rundesk $(HOST):$(PORT)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -71,4 +74,4 @@ bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts
+	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts .desk

@@ -7,6 +7,7 @@ checks in config/checks.py refuse an unsafe combination.
 """
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 import django_stubs_ext
@@ -208,6 +209,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
     "unacked_restore_throttle": env_int("CELERY_UNACKED_RESTORE_THROTTLE", 10, minimum=1),
 }
+# `make run` (manage.py rundesk) runs a worker and beat with no Redis: the broker is
+# kombu's file-system transport (CELERY_BROKER_URL=filesystem://), one file per message
+# under this directory, shared by the web server, the worker and beat on one machine.
+# Development only; config/celery.py points the transport at it.
+CELERY_BROKER_DIR = Path(env_str("CELERY_BROKER_DIR", "") or BASE_DIR / ".desk" / "broker")
 # Where beat remembers when each task last ran (the compose file puts it on a volume).
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", "celerybeat-schedule")
 # How often beat runs the scheduler, and how late its last run may be before the
@@ -217,16 +223,21 @@ SCHEDULER_LATE_AFTER_SECONDS = env_int(
     "SCHEDULER_LATE_AFTER_SECONDS", 5 * SCHEDULER_INTERVAL_SECONDS, minimum=60
 )
 LINKCHECK_SCHEDULE_SECONDS = env_int("LINKCHECK_SCHEDULE_SECONDS", 24 * 3600, minimum=1)
-CELERY_BEAT_SCHEDULE = {
-    "linkcheck-due-sources": {
-        "task": "editorial.tasks.check_due_sources",
-        "schedule": float(LINKCHECK_SCHEDULE_SECONDS),
-    },
+# Whether beat checks the cited sources on its own. `make run` turns it off unless you
+# set it: the demo cites real-world pages, which a laptop should not fetch unasked.
+# "Check now" in the admin still checks the sources an editor picks.
+LINKCHECK_ON_SCHEDULE = env_bool("LINKCHECK_ON_SCHEDULE", True)
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "publish-scheduled-entries": {
         "task": "editorial.tasks.publish_due",
         "schedule": float(SCHEDULER_INTERVAL_SECONDS),
     },
 }
+if LINKCHECK_ON_SCHEDULE:
+    CELERY_BEAT_SCHEDULE["linkcheck-due-sources"] = {
+        "task": "editorial.tasks.check_due_sources",
+        "schedule": float(LINKCHECK_SCHEDULE_SECONDS),
+    }
 
 # --- Logging ----------------------------------------------------------------------------
 

@@ -1,0 +1,782 @@
+"""The glossary in and out, losslessly: `export_glossary` and `import_glossary`.
+
+The file format is documented in docs/export-format.md. In short: one JSON object
+with a format name and version, the people (by username, with their roles, never a
+password) and one list of rows per table, in the order below, each row with its id
+and every field. A foreign key is the id of a row in the file, or a username for a
+person. Importing into an empty database keeps every id, so the site serves the same
+pages and API answers byte for byte, and the admin shows the same history.
+
+Importing validates the whole file first and names the first bad place as a JSON
+path (`$.tables.citations[3].source`); it then writes everything in one transaction,
+so a failure leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import Group, Permission, User
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.core.management.color import no_style
+from django.db import connection, models, transaction
+from django.utils import timezone
+from taggit.managers import TaggableManager
+from taggit.models import Tag, TaggedItem
+
+from editorial.models import InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
+from editorial.permissions import sync_roles
+from glossary import cache as public_cache
+from glossary.models import (
+    Appearance,
+    Citation,
+    Disclosure,
+    Entry,
+    EntryRedirect,
+    EntryVersion,
+    Episode,
+    EpisodeReference,
+    LinkCheck,
+    Organisation,
+    Person,
+    PublicRecord,
+    Quote,
+    SeeAlso,
+    Show,
+    Source,
+    Sponsorship,
+)
+from glossary.publishing import bump_generation
+from glossary.signals import live_content_changed
+
+FORMAT = "glossary-desk-export"
+FORMAT_VERSION = 1
+
+# Called with (table name, rows done, rows in the table).
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    model: type[models.Model]
+
+
+# Written and read in this order: a row's references to other tables come earlier,
+# except the few that point forward (an entry's live version, a disclosure's
+# reference), which the database checks when the transaction commits.
+TABLES: list[Table] = [
+    Table("tags", Tag),
+    Table("shows", Show),
+    Table("people", Person),
+    Table("organisations", Organisation),
+    Table("episodes", Episode),
+    Table("sponsorships", Sponsorship),
+    Table("appearances", Appearance),
+    Table("sources", Source),
+    Table("link_checks", LinkCheck),
+    Table("entries", Entry),
+    Table("entry_tags", TaggedItem),
+    Table("entry_versions", EntryVersion),
+    Table("entry_redirects", EntryRedirect),
+    Table("episode_references", EpisodeReference),
+    Table("quotes", Quote),
+    Table("disclosures", Disclosure),
+    Table("citations", Citation),
+    Table("see_also", SeeAlso),
+    Table("public_records", PublicRecord),
+    Table("workflow_events", WorkflowEvent),
+    Table("interest_waivers", InterestDisclosureWaiver),
+    Table("scheduled_actions", ScheduledAction),
+    Table("admin_log", LogEntry),
+]
+TABLE_BY_NAME = {t.name: t for t in TABLES}
+
+# Models in glossary and editorial deliberately left out (tests/exchange checks that
+# every model is either exported or listed here, so a new model is not forgotten).
+NOT_EXPORTED = {
+    "glossary.SiteGeneration": "the page cache's token; a new one is made on import",
+    "editorial.SchedulerHeartbeat": "when this installation's scheduler last ran",
+    "editorial.ShareLink": "preview links are signed with the old site's SECRET_KEY; share again",
+}
+
+USER_FIELDS = [
+    "username",
+    "first_name",
+    "last_name",
+    "email",
+    "is_active",
+    "is_staff",
+    "is_superuser",
+    "date_joined",
+    "last_login",
+]
+
+
+class ExchangeError(Exception):
+    """A file that cannot be imported, or a database that must not be imported into."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+# --- Fields --------------------------------------------------------------------------------
+
+
+def _concrete_fields(model: type[models.Model]) -> list[models.Field[Any, Any]]:
+    return [f for f in model._meta.concrete_fields if not f.primary_key]
+
+
+def _m2m_fields(model: type[models.Model]) -> list[models.ManyToManyField[Any, Any]]:
+    return [
+        f
+        for f in model._meta.many_to_many
+        if isinstance(f, models.ManyToManyField) and not isinstance(f, TaggableManager)
+    ]
+
+
+def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    """A concrete field by name (the exporter names only concrete fields)."""
+    f = model._meta.get_field(name)
+    if not isinstance(f, models.Field):
+        raise LookupError(f"{model.__name__}.{name} is not a concrete field")
+    return f
+
+
+def _through_columns(f: models.ManyToManyField[Any, Any]) -> tuple[Any, str, str]:
+    through: type[models.Model] = f.remote_field.through  # type: ignore[assignment]
+    source = _field(through, f.m2m_field_name()).attname
+    target = _field(through, f.m2m_reverse_field_name()).attname
+    return through, source, target
+
+
+def _related_table(f: models.Field[Any, Any]) -> str:
+    """The table a foreign key points into: a table name, "users" or "content_types"."""
+    related = f.related_model
+    if related is User:
+        return "users"
+    if related is ContentType:
+        return "content_types"
+    for table in TABLES:
+        if table.model is related:
+            return table.name
+    raise LookupError(f"{f} points at {related}, which is not exported")
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
+        return value.isoformat()
+    return value
+
+
+# --- Export --------------------------------------------------------------------------------
+
+
+def _queryset(table: Table) -> models.QuerySet[Any]:
+    qs = table.model._base_manager.order_by("pk")
+    if table.model is TaggedItem:
+        qs = qs.filter(content_type=ContentType.objects.get_for_model(Entry))
+    if table.model is LogEntry:
+        exported = [ContentType.objects.get_for_model(t.model).pk for t in TABLES]
+        qs = qs.filter(content_type__in=exported)
+    return qs
+
+
+def export_glossary(progress: Progress | None = None) -> dict[str, Any]:
+    """Everything editors made, as the JSON-ready dict of docs/export-format.md."""
+    usernames = dict(User.objects.values_list("pk", "username"))
+    labels = {ct.pk: f"{ct.app_label}.{ct.model}" for ct in ContentType.objects.all()}
+    with transaction.atomic():  # one consistent snapshot on PostgreSQL
+        users = []
+        for user in User.objects.order_by("pk").prefetch_related(
+            "groups", "user_permissions__content_type"
+        ):
+            person = {name: _encode(getattr(user, name)) for name in USER_FIELDS}
+            person["roles"] = sorted(g.name for g in user.groups.all())
+            person["permissions"] = sorted(
+                f"{p.content_type.app_label}.{p.codename}" for p in user.user_permissions.all()
+            )
+            users.append(person)
+        tables: dict[str, list[dict[str, Any]]] = {}
+        for table in TABLES:
+            qs = _queryset(table)
+            total = qs.count()
+            m2m: dict[str, dict[int, list[int]]] = {}
+            for m in _m2m_fields(table.model):
+                through, source, target = _through_columns(m)
+                links: dict[int, list[int]] = {}
+                for a, b in through.objects.order_by(target).values_list(source, target):
+                    links.setdefault(a, []).append(b)
+                m2m[m.name] = links
+            fields = _concrete_fields(table.model)
+            rows = []
+            for done, obj in enumerate(qs.iterator(chunk_size=1000), start=1):
+                row: dict[str, Any] = {"id": obj.pk}
+                for f in fields:
+                    if f.is_relation:
+                        raw = getattr(obj, f.attname)
+                        target_table = _related_table(f)
+                        if raw is not None and target_table == "users":
+                            raw = usernames[raw]
+                        elif raw is not None and target_table == "content_types":
+                            raw = labels[raw]
+                        row[f.name] = raw
+                    else:
+                        row[f.name] = _encode(f.value_from_object(obj))
+                for name, links in m2m.items():
+                    row[name] = links.get(obj.pk, [])
+                rows.append(row)
+                if progress and (done % 200 == 0 or done == total):
+                    progress(table.name, done, total)
+            if progress and total == 0:
+                progress(table.name, 0, 0)
+            tables[table.name] = rows
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "exported_at": timezone.now().isoformat(),
+        "users": users,
+        "tables": tables,
+    }
+
+
+def write_export(path: Path, progress: Progress | None = None) -> dict[str, int]:
+    """Write the export to `path` (written aside, then renamed); returns rows per table."""
+    data = export_glossary(progress)
+    tmp = path.with_name(path.name + ".partial")
+    with tmp.open("w", encoding="utf-8") as out:
+        json.dump(data, out, ensure_ascii=False, indent=1, sort_keys=False)
+        out.write("\n")
+    tmp.replace(path)
+    counts = {"users": len(data["users"])}
+    counts.update({name: len(rows) for name, rows in data["tables"].items()})
+    return counts
+
+
+# --- Reading and checking a file -------------------------------------------------------------
+
+
+def read_export(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ExchangeError(f"cannot read {path}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ExchangeError(
+            f"{path} is not JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ExchangeError("expected an object", "$")
+    if data.get("format") != FORMAT:
+        raise ExchangeError(f"expected {FORMAT!r}, found {data.get('format')!r}", "$.format")
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ExchangeError(
+            f"this version reads format_version {FORMAT_VERSION}, not {version!r}",
+            "$.format_version",
+        )
+    if not isinstance(data.get("users"), list):
+        raise ExchangeError("expected a list", "$.users")
+    if not isinstance(data.get("tables"), dict):
+        raise ExchangeError("expected an object", "$.tables")
+    unknown = sorted(set(data["tables"]) - set(TABLE_BY_NAME))
+    if unknown:
+        raise ExchangeError(f"unknown table {unknown[0]!r}", f"$.tables.{unknown[0]}")
+    return data
+
+
+@dataclass
+class Decoded:
+    """One table's rows as unsaved model instances, and their many-to-many links."""
+
+    table: Table
+    objects: list[models.Model] = field(default_factory=list)
+    links: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+
+def _messages(exc: ValidationError) -> str:
+    return "; ".join(str(m) for m in exc.messages)
+
+
+def _decode_value(f: models.Field[Any, Any], raw: Any, where: str) -> Any:
+    if raw is None:
+        if not f.null:
+            raise ExchangeError("must not be null", where)
+        return None
+    try:
+        value = f.to_python(raw)
+        if f.choices and value not in {c[0] for c in f.flatchoices}:
+            raise ExchangeError(f"{raw!r} is not one of the allowed values", where)
+        f.run_validators(value)
+    except ValidationError as exc:
+        raise ExchangeError(_messages(exc), where) from None
+    if isinstance(f, models.DateTimeField) and isinstance(value, datetime.datetime):
+        if timezone.is_naive(value):
+            raise ExchangeError("a time must carry its UTC offset", where)
+    return value
+
+
+@dataclass
+class Checked:
+    users: list[dict[str, Any]]
+    tables: list[Decoded]
+
+    def counts(self) -> dict[str, int]:
+        out = {"users": len(self.users)}
+        out.update({d.table.name: len(d.objects) for d in self.tables})
+        return out
+
+
+def _check_users(data: dict[str, Any]) -> list[dict[str, Any]]:
+    users: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, row in enumerate(data["users"]):
+        where = f"$.users[{i}]"
+        if not isinstance(row, dict):
+            raise ExchangeError("expected an object", where)
+        username = row.get("username")
+        if not isinstance(username, str) or not username:
+            raise ExchangeError("a username is required", f"{where}.username")
+        if username in seen:
+            raise ExchangeError(f"{username!r} appears twice", f"{where}.username")
+        if "password" in row:
+            raise ExchangeError("passwords are never imported", f"{where}.password")
+        seen.add(username)
+        clean: dict[str, Any] = {"username": username}
+        for name in USER_FIELDS[1:]:
+            if name in row:
+                clean[name] = _decode_value(_field(User, name), row[name], f"{where}.{name}")
+        for key in ("roles", "permissions"):
+            value = row.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ExchangeError("expected a list of names", f"{where}.{key}")
+            clean[key] = value
+        users.append(clean)
+    return users
+
+
+def check_export(data: dict[str, Any], progress: Progress | None = None) -> Checked:
+    """Every row of the file as model instances, or ExchangeError naming the first bad place."""
+    users = _check_users(data)
+    usernames = {u["username"] for u in users}
+    content_types = {f"{t.model._meta.app_label}.{t.model._meta.model_name}": t for t in TABLES}
+    ids: dict[str, set[int]] = {}
+    for table in TABLES:
+        rows = data["tables"].get(table.name, [])
+        where = f"$.tables.{table.name}"
+        if not isinstance(rows, list):
+            raise ExchangeError("expected a list", where)
+        seen: set[int] = set()
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise ExchangeError("expected an object", f"{where}[{i}]")
+            pk = row.get("id")
+            if not isinstance(pk, int) or isinstance(pk, bool) or pk < 1:
+                raise ExchangeError("expected a positive whole number", f"{where}[{i}].id")
+            if pk in seen:
+                raise ExchangeError(f"id {pk} appears twice in {table.name}", f"{where}[{i}].id")
+            seen.add(pk)
+        ids[table.name] = seen
+
+    decoded: list[Decoded] = []
+    for table in TABLES:
+        rows = data["tables"].get(table.name, [])
+        out = Decoded(table)
+        fields = _concrete_fields(table.model)
+        m2m = _m2m_fields(table.model)
+        for m in m2m:
+            out.links[m.name] = []
+        for i, row in enumerate(rows):
+            where = f"$.tables.{table.name}[{i}]"
+            values: dict[str, Any] = {"pk": row["id"]}
+            for f in fields:
+                at = f"{where}.{f.name}"
+                if f.name not in row:
+                    if f.has_default() or f.null:
+                        values[f.attname] = f.get_default()
+                        continue
+                    raise ExchangeError("missing", at)
+                raw = row[f.name]
+                if f.is_relation:
+                    values[f.attname] = _decode_reference(f, raw, at, ids, usernames, content_types)
+                else:
+                    values[f.attname] = _decode_value(f, raw, at)
+            if table.model is TaggedItem and values.get("content_type_id") != "glossary.entry":
+                raise ExchangeError("tags are exported for entries only", f"{where}.content_type")
+            if table.model is TaggedItem and values["object_id"] not in ids["entries"]:
+                raise ExchangeError(
+                    f"no entry with id {values['object_id']} in the file", f"{where}.object_id"
+                )
+            for m in m2m:
+                at = f"{where}.{m.name}"
+                targets = row.get(m.name, [])
+                target_table = _related_table(m)
+                if not isinstance(targets, list):
+                    raise ExchangeError("expected a list of ids", at)
+                for j, target in enumerate(targets):
+                    if target not in ids[target_table]:
+                        raise ExchangeError(
+                            f"no {target_table} row with id {target!r} in the file", f"{at}[{j}]"
+                        )
+                    out.links[m.name].append((row["id"], target))
+            out.objects.append(table.model(**values))
+            if progress and ((i + 1) % 500 == 0 or i + 1 == len(rows)):
+                progress(f"checking {table.name}", i + 1, len(rows))
+        decoded.append(out)
+    return Checked(users, decoded)
+
+
+def _decode_reference(
+    f: models.Field[Any, Any],
+    raw: Any,
+    where: str,
+    ids: dict[str, set[int]],
+    usernames: set[str],
+    content_types: dict[str, Table],
+) -> Any:
+    if raw is None:
+        if not f.null:
+            raise ExchangeError("must not be null", where)
+        return None
+    target = _related_table(f)
+    if target == "users":
+        if raw not in usernames:
+            raise ExchangeError(f"no user {raw!r} in $.users", where)
+        return raw  # resolved to an id once the users exist
+    if target == "content_types":
+        if raw not in content_types:
+            raise ExchangeError(f"{raw!r} is not an exported table", where)
+        return raw
+    if not isinstance(raw, int) or isinstance(raw, bool) or raw not in ids[target]:
+        raise ExchangeError(f"no {target} row with id {raw!r} in the file", where)
+    return raw
+
+
+# --- Import --------------------------------------------------------------------------------
+
+
+def content_rows() -> dict[str, int]:
+    """Rows already in the tables an import writes (people aside); empty means importable."""
+    counts = {}
+    for table in TABLES:
+        if table.model is LogEntry:
+            continue
+        n = _queryset(table).count()
+        if n:
+            counts[table.name] = n
+    return counts
+
+
+@dataclass
+class ImportReport:
+    created: dict[str, int]
+    users_created: list[str]
+    users_kept: list[str]
+
+
+def import_glossary(
+    checked: Checked, *, dry_run: bool = False, progress: Progress | None = None
+) -> ImportReport:
+    """Write a checked file into an empty database, keeping every id; all or nothing."""
+    existing = content_rows()
+    if existing:
+        listed = ", ".join(f"{n} {name}" for name, n in existing.items())
+        raise ExchangeError(
+            f"the database is not empty ({listed}); import into an empty database, or use "
+            "--merge to add only what is missing"
+        )
+    have = set(
+        User.objects.filter(username__in=[u["username"] for u in checked.users]).values_list(
+            "username", flat=True
+        )
+    )
+    report = ImportReport(
+        created=checked.counts(),
+        users_created=[u["username"] for u in checked.users if u["username"] not in have],
+        users_kept=sorted(have),
+    )
+    report.created["users"] = len(report.users_created)
+    if dry_run:
+        return report
+    with transaction.atomic():
+        user_ids = _create_users(checked.users, have)
+        ct_ids = {}
+        for t in TABLES:
+            label = f"{t.model._meta.app_label}.{t.model._meta.model_name}"
+            ct_ids[label] = ContentType.objects.get_for_model(t.model).pk
+        for decoded in checked.tables:
+            model = decoded.table.model
+            fields = [model._meta.pk, *_concrete_fields(model)]
+            for obj in decoded.objects:
+                for f in fields:
+                    if not f.is_relation:
+                        continue
+                    raw = getattr(obj, f.attname)
+                    if raw is None:
+                        continue
+                    target = _related_table(f)
+                    if target == "users":
+                        setattr(obj, f.attname, user_ids[raw])
+                    elif target == "content_types":
+                        setattr(obj, f.attname, ct_ids[raw])
+            _insert(model, fields, decoded.objects, decoded.table.name, progress)
+            for m in _m2m_fields(model):
+                through, source, target_col = _through_columns(m)
+                through.objects.bulk_create(
+                    [through(**{source: a, target_col: b}) for a, b in decoded.links[m.name]],
+                    batch_size=500,
+                )
+        _reset_sequences([t.model for t in TABLES])
+        sync_roles()
+        _readers_see_a_change()
+    return report
+
+
+def _readers_see_a_change() -> None:
+    """A new cache generation, so no page cached before the import is served after it."""
+    bump_generation()
+    public_cache.invalidate()
+    transaction.on_commit(lambda: live_content_changed.send(sender=Entry, entry_id=None))
+
+
+def _insert(
+    model: type[models.Model],
+    fields: list[models.Field[Any, Any]],
+    objects: list[models.Model],
+    name: str,
+    progress: Progress | None,
+) -> None:
+    """Insert rows as they are: ids kept, no auto_now, no signals (as loaddata does)."""
+    manager = model._base_manager
+    batch = max(1, connection.ops.bulk_batch_size(fields, objects) or len(objects) or 1)
+    done = 0
+    for start in range(0, len(objects), batch):
+        chunk = objects[start : start + batch]
+        manager._insert(chunk, fields=fields, raw=True)  # type: ignore[attr-defined]
+        done += len(chunk)
+        if progress:
+            progress(name, done, len(objects))
+    if progress and not objects:
+        progress(name, 0, 0)
+
+
+def _reset_sequences(models_: Iterable[type[models.Model]]) -> None:
+    statements = connection.ops.sequence_reset_sql(no_style(), list(models_))
+    if statements:
+        with connection.cursor() as cursor:
+            for sql in statements:
+                cursor.execute(sql)
+
+
+def _create_users(users: list[dict[str, Any]], have: set[str]) -> dict[str, int]:
+    """The file's people, created without a usable password; existing usernames are kept."""
+    ids = dict(User.objects.filter(username__in=have).values_list("username", "pk"))
+    perms = {
+        f"{app}.{codename}": pk
+        for pk, app, codename in Permission.objects.values_list(
+            "pk", "content_type__app_label", "codename"
+        )
+    }
+    for row in users:
+        if row["username"] in have:
+            continue
+        fields = {k: v for k, v in row.items() if k in USER_FIELDS}
+        user = User(**fields)
+        user.set_unusable_password()
+        user.save()
+        ids[user.username] = user.pk
+        user.groups.set([Group.objects.get_or_create(name=name)[0] for name in row["roles"]])
+        user.user_permissions.set([perms[p] for p in row["permissions"] if p in perms])
+    return ids
+
+
+# --- Merge ---------------------------------------------------------------------------------
+
+# How a row is recognised in a database that already has content. A row whose key
+# is already there is kept as it is; the rest are added with new ids.
+MERGE_KEYS: dict[str, tuple[str, ...]] = {
+    "tags": ("slug",),
+    "shows": ("slug",),
+    "people": ("slug",),
+    "organisations": ("slug",),
+    "episodes": ("show", "season", "number"),
+    "sponsorships": ("episode", "organisation"),
+    "appearances": ("episode", "person"),
+    "sources": ("url",),
+    "entries": ("slug",),
+}
+# Rows that come along with the row they belong to, only when that row is added.
+MERGE_OWNED: dict[str, str] = {
+    "link_checks": "source",
+    "entry_tags": "object_id",
+    "episode_references": "entry",
+    "quotes": "entry",
+    "disclosures": "entry",
+    "citations": "entry",
+    "see_also": "entry",
+}
+# Never merged: the published record and history of another site. A merged entry
+# arrives as a draft here, to be reviewed and published by this desk.
+MERGE_LEFT_OUT = {
+    "entry_versions": "published versions embed the other site's ids; merged entries are drafts",
+    "entry_redirects": "old addresses of the other site's published pages",
+    "public_records": "readers see only what this desk publishes",
+    "workflow_events": "the other site's history",
+    "interest_waivers": "decisions taken on the other site's versions",
+    "scheduled_actions": "schedules for versions that are not merged",
+    "admin_log": "the other site's admin history",
+}
+
+
+@dataclass
+class MergePlan:
+    created: dict[str, int] = field(default_factory=dict)
+    kept: dict[str, int] = field(default_factory=dict)
+    left_out: dict[str, int] = field(default_factory=dict)
+    new_entries: list[str] = field(default_factory=list)
+    kept_entries: list[str] = field(default_factory=list)
+    users_created: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.users_created:
+            out.append(f"people to add (no password): {', '.join(self.users_created)}")
+        for name, n in self.created.items():
+            kept = self.kept.get(name, 0)
+            out.append(f"{name}: add {n}" + (f", keep {kept} already here" if kept else ""))
+        for name, n in self.kept.items():
+            if name not in self.created:
+                out.append(f"{name}: keep {n} already here")
+        if self.new_entries:
+            out.append(f"entries added as drafts: {', '.join(self.new_entries)}")
+        if self.kept_entries:
+            out.append(f"entries already here, left unchanged: {', '.join(self.kept_entries)}")
+        for name, n in self.left_out.items():
+            out.append(
+                f"{name}: {n} not merged ({MERGE_LEFT_OUT.get(name, 'belongs to a row kept')})"
+            )
+        return out
+
+
+def _key(obj: models.Model, names: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(getattr(obj, _field(type(obj), n).attname) for n in names)
+
+
+def merge_glossary(
+    checked: Checked, *, dry_run: bool = False, progress: Progress | None = None
+) -> MergePlan:
+    """Add what the database lacks, keep what it has (docs/export-format.md, "Merging")."""
+    plan = MergePlan()
+    have_users = set(
+        User.objects.filter(username__in=[u["username"] for u in checked.users]).values_list(
+            "username", flat=True
+        )
+    )
+    plan.users_created = [u["username"] for u in checked.users if u["username"] not in have_users]
+    entry_ct = ContentType.objects.get_for_model(Entry).pk
+    with transaction.atomic():
+        user_ids = _create_users(checked.users, have_users)
+        idmap: dict[str, dict[int, int]] = {}
+        for decoded in checked.tables:
+            name = decoded.table.name
+            model = decoded.table.model
+            mapping: dict[int, int] = {}
+            idmap[name] = mapping
+            if name in MERGE_LEFT_OUT:
+                if decoded.objects:
+                    plan.left_out[name] = len(decoded.objects)
+                continue
+            fields = _concrete_fields(model)
+            to_add: list[tuple[int, models.Model]] = []
+            for obj in decoded.objects:
+                old_pk = int(obj.pk)
+                if name in MERGE_OWNED:
+                    owner_field = MERGE_OWNED[name]
+                    owner_table = (
+                        "entries"
+                        if owner_field == "object_id"
+                        else _related_table(_field(model, owner_field))
+                    )
+                    attname = (
+                        owner_field
+                        if owner_field == "object_id"
+                        else _field(model, owner_field).attname
+                    )
+                    if getattr(obj, attname) not in idmap.get(f"{owner_table}:added", {}):
+                        plan.left_out[name] = plan.left_out.get(name, 0) + 1
+                        continue
+                _remap(obj, fields, idmap, user_ids, entry_ct)
+                if name in MERGE_KEYS:
+                    names = MERGE_KEYS[name]
+                    lookup = {
+                        _field(model, n).attname: v
+                        for n, v in zip(names, _key(obj, names), strict=True)
+                    }
+                    existing = (
+                        model._base_manager.filter(**lookup).values_list("pk", flat=True).first()
+                    )
+                    if existing is not None:
+                        mapping[old_pk] = existing
+                        plan.kept[name] = plan.kept.get(name, 0) + 1
+                        if name == "entries":
+                            plan.kept_entries.append(str(getattr(obj, "slug", "")))
+                        continue
+                if isinstance(obj, Entry):
+                    obj.status = Entry.Status.DRAFT
+                    obj.live_version_id = None
+                    obj.has_unpublished_changes = True
+                    obj.first_published_at = obj.last_published_at = None
+                    obj.significant_change_at = None
+                    plan.new_entries.append(obj.slug)
+                obj.pk = None
+                to_add.append((old_pk, obj))
+            if to_add:
+                made = model._base_manager.bulk_create([o for _, o in to_add], batch_size=500)
+                added = idmap.setdefault(f"{name}:added", {})
+                for (old_pk, _), new in zip(to_add, made, strict=True):
+                    mapping[old_pk] = int(new.pk)
+                    added[old_pk] = int(new.pk)
+                plan.created[name] = len(to_add)
+            if progress:
+                progress(name, len(decoded.objects), len(decoded.objects))
+        _reset_sequences([t.model for t in TABLES])
+        if dry_run:
+            transaction.set_rollback(True)
+        else:
+            _readers_see_a_change()
+    return plan
+
+
+def _remap(
+    obj: models.Model,
+    fields: list[models.Field[Any, Any]],
+    idmap: dict[str, dict[int, int]],
+    user_ids: dict[str, int],
+    entry_ct: int,
+) -> None:
+    for f in fields:
+        raw = getattr(obj, f.attname)
+        if raw is None:
+            continue
+        if f.is_relation:
+            target = _related_table(f)
+            if target == "users":
+                setattr(obj, f.attname, user_ids[raw])
+            elif target == "content_types":
+                setattr(obj, f.attname, entry_ct)
+            elif target in idmap:
+                setattr(obj, f.attname, idmap[target].get(raw))
+            else:
+                setattr(obj, f.attname, None)  # points forward (a live version): dropped
+        elif f.attname == "object_id" and isinstance(obj, TaggedItem):
+            obj.object_id = idmap["entries"][raw]
