@@ -63,7 +63,7 @@ JITTER = 0.10
 def environment(spacing: float, sources: int, batch: int) -> dict[str, str]:
     return {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "editorial.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "DATABASE_URL": f"{PG}/{DB_NAME}",
@@ -82,7 +82,7 @@ def environment(spacing: float, sources: int, batch: int) -> dict[str, str]:
 
 
 def manage(env: dict[str, str], code: str) -> None:
-    subprocess.run([PY, "manage.py", "shell", "-c", code], cwd=ROOT, env=env, check=True)
+    subprocess.run([PY, "manage.py", "shell", "-v", "0", "-c", code], cwd=ROOT, env=env, check=True)
 
 
 def prepare(env: dict[str, str], port: int, sources: int, hosts: int) -> None:
@@ -121,7 +121,7 @@ def start_worker(
     log = open(logdir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
     pool = ["--pool=solo"] if threads <= 1 else ["--pool=threads", f"--concurrency={threads}"]
     return subprocess.Popen(
-        [CELERY, "-A", "editorial", "worker", *pool, "--without-mingle"]
+        [CELERY, "-A", "config", "worker", *pool, "--without-mingle"]
         + ["--without-gossip", "--loglevel=INFO", "-n", f"{name}@%h"],
         cwd=ROOT,
         env=env,

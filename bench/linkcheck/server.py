@@ -25,6 +25,7 @@ import signal
 import socket
 import sys
 from collections import Counter, defaultdict
+from typing import cast
 
 BODY = (
     b"<!doctype html><html><head><title>Bench page</title></head><body>"
@@ -41,6 +42,14 @@ def response(status: str, body: bytes, head: bool, content_type: bytes = b"text/
         + b"Connection: keep-alive\r\n\r\n"
     )
     return header if head else header + body
+
+
+def redirect(location: bytes) -> bytes:
+    return (
+        b"HTTP/1.1 301 Moved Permanently\r\nLocation: "
+        + location
+        + b"\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n"
+    )
 
 
 def host_address(index: int) -> str:
@@ -81,8 +90,8 @@ class Bench(asyncio.Protocol):
     stats: Stats | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's TCPTransport (0.23) no longer subclasses asyncio.Transport: no isinstance.
+        self.transport = cast(asyncio.Transport, transport)
         self.buffer = b""
         self.loop = asyncio.get_running_loop()
         self.host = transport.get_extra_info("sockname")[0]
@@ -113,8 +122,10 @@ class Bench(asyncio.Protocol):
             n = int(path.split(b"n=", 1)[1]) if b"n=" in path else 0
             links = b"".join(b'<a href="/p/%d">%d</a>\n' % (i, i) for i in range(n))
             return response("200 OK", b"<html><body>" + links + b"</body></html>", head)
-        if path == b"/robots.txt":
+        if path == b"/robots.txt" or path.startswith(b"/gone/"):
             return response("404 Not Found", b"", head, b"text/plain")
+        if path.startswith(b"/moved/"):  # a permanent redirect to a page
+            return redirect(b"/p/" + path[len(b"/moved/") :])
         return response("200 OK", BODY, head)
 
 

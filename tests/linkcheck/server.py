@@ -51,6 +51,9 @@ class LocalSite:
     hung_up: defaultdict[str, threading.Event] = field(
         default_factory=lambda: defaultdict(threading.Event)
     )
+    # Body bytes the server handed to the connection per path for the streamed
+    # bodies (/long, /download), counted until the client hung up.
+    bytes_sent: Counter[str] = field(default_factory=Counter)
 
     @property
     def base(self) -> str:
@@ -71,6 +74,7 @@ class LocalSite:
         self.peers.clear()
         self.request_times.clear()
         self.hung_up.clear()
+        self.bytes_sent.clear()
         self.peak_active = 0
 
     # --- handlers -----------------------------------------------------------
@@ -152,6 +156,7 @@ class LocalSite:
         try:
             while True:
                 await response.write(chunk)
+                self.bytes_sent[request.path] += len(chunk)
                 if pause:
                     await asyncio.sleep(pause)
         except ConnectionError:
@@ -169,6 +174,7 @@ class LocalSite:
         else:
             head, tail = long_page_head("main"), b"<p>footer words</p>\n" * 500
         await response.write(head)
+        self.bytes_sent[request.path] += len(head)
         slow = request.query.get("slow") == "1"
         return await self._stream_forever(
             request, response, tail[:40] if slow else tail, 0.05 * slow

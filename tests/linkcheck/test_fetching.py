@@ -92,6 +92,35 @@ def test_a_body_that_is_not_text_is_not_read(server: LocalSite) -> None:
     assert server.hung_up["/download"].wait(10), "the checker kept the download open"
 
 
+# A byte cap far beyond what the kernel's socket buffers hold, and the most a server
+# can hand to a connection whose reader has stopped before it notices the hang-up.
+HUGE_CAP = 128 * 1024 * 1024
+BUFFERED_AT_MOST = 16 * 1024 * 1024
+
+
+@pytest.fixture
+def huge_cap(allow_loopback: Any) -> Any:
+    """A cap so large that a reader going on to it would make the server send it all."""
+    allow_loopback.LINKCHECK_MAX_BYTES = HUGE_CAP
+    return allow_loopback
+
+
+@pytest.mark.usefixtures("huge_cap")
+@pytest.mark.parametrize("path", ["/long?after=main", "/long?after=html", "/download"])
+def test_the_server_sends_only_what_fits_in_the_buffers_before_the_checker_hangs_up(
+    server: LocalSite, path: str
+) -> None:
+    """Counted at the server: stopping early (the main text is complete, or the body
+    is not text) means the server stops writing, not just that the checker ignores it."""
+    result = check_one(server.url(path))
+    assert result.outcome is Outcome.OK and not result.truncated
+    endpoint = path.split("?", 1)[0]
+    assert server.hung_up[endpoint].wait(10), "the checker kept the connection open"
+    assert 0 < server.bytes_sent[endpoint] < BUFFERED_AT_MOST
+    assert result.bytes_read < BUFFERED_AT_MOST
+    assert server.requests == [("GET", path)]
+
+
 @pytest.mark.usefixtures("full_cap")
 def test_a_long_page_is_read_only_until_its_main_text_is_complete(server: LocalSite) -> None:
     result = check_one(server.url("/long?after=main"))  # an endless footer after </main>

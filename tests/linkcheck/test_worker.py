@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,52 @@ def test_a_check_whose_worker_is_killed_mid_task_completes_on_another_worker(
     assert server.requests.count(("GET", "/slow?seconds=2")) >= 2  # fetched again after the kill
     slow.refresh_from_db()
     assert slow.health == Source.Health.OK
+
+
+def test_two_workers_sharing_the_broker_never_check_a_url_twice(
+    server: LocalSite, processes: Processes, make_source
+) -> None:
+    """Two real workers, beat claiming every second, many small batches: each URL once.
+
+    Beat fires every second, so `check_due_sources` runs again and again, on
+    either worker, while the batches of earlier claims are still being checked;
+    both workers take batches. The server counts requests per URL.
+    """
+    sources = [
+        make_source(url=server.url(f"/track/two-workers?hold=0.02&n={i}")) for i in range(200)
+    ]
+    processes.env.update(
+        {
+            "LINKCHECK_BATCH_SIZE": "10",
+            "LINKCHECK_PER_HOST_CONCURRENCY": "4",
+            # Production's redelivery timing: a task still running is never handed out again.
+            "CELERY_VISIBILITY_TIMEOUT": "3600",
+        }
+    )
+    processes.worker()
+    processes.worker()
+    try:
+        wait_for(lambda: processes.logs().count(" ready.") == 2, 60, "both workers to be ready")
+        processes.beat()
+        wait_for(
+            lambda: LinkCheck.objects.filter(source__in=sources).count() >= len(sources),
+            90,
+            "every source to be recorded",
+        )
+        # Later beats claim nothing: the sources are not due again for weeks.
+        wait_for(
+            lambda: processes.logs().count("{'claimed': 0") >= 2, 30, "two beats claiming nothing"
+        )
+    except AssertionError:
+        print(processes.logs())
+        raise
+    paths = [p for method, p in server.requests if p.startswith("/track/two-workers")]
+    asked = Counter(paths)
+    assert len(asked) == len(sources)
+    assert [p for p, n in asked.items() if n > 1] == []
+    assert LinkCheck.objects.filter(source__in=sources).count() == len(sources)
+    per_worker = [
+        log.read_text(errors="replace").count("editorial.tasks.check_sources[")
+        for log in sorted(processes.tmp_path.glob("worker-*.log"))
+    ]
+    assert len(per_worker) == 2 and min(per_worker) > 0, per_worker
