@@ -6,7 +6,7 @@ from glossary.models import Appearance, Entry, Episode, Organisation, Person, Sh
 
 def test_the_episode_page_shows_its_data_and_every_moment_in_timestamp_order(client, demo):
     page = client.get("/episodes/demo-show/3/44/").content.decode()
-    assert "Episode 44: <cite>Episode 44</cite>" in page
+    assert "Episode 44: <cite>Scale Across: When Two Data Centers Act as One</cite>" in page
     assert '<a href="/organisations/galileo/">Galileo</a>' in page
     assert '<a href="/people/jeetu-patel/">Jeetu Patel</a> (guest)' in page
     assert '<a href="/organisations/cisco/">Cisco</a>' in page
