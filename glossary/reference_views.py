@@ -221,6 +221,7 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
         {
             "episode": episode,
             "show_name": show_name,
+            "show_slug": show,
             "sponsors": sponsors,
             "appearances": appearances,
             "entries": listed.versions,
