@@ -220,6 +220,18 @@ def item_values(item: FeedItem, line: int | None = None) -> dict[str, Value]:
             f"holds at most {limit}",
             line,
         )
+    # What the columns hold (PostgreSQL's integer and smallint): a bigger number is a bad
+    # feed, named here, not a database error.
+    for name, element, most in (
+        ("season", "<itunes:season>", 32767),
+        ("number", "<itunes:episode>", 2**31 - 1),
+        ("duration", "<itunes:duration>", 2**31 - 1),
+    ):
+        value = values[name]
+        if isinstance(value, int) and value > most:
+            raise FeedError(
+                f"{element} of item {item.guid!r} is {value}; at most {most} is stored", line
+            )
     if len(str(values["transcript_type"])) > 100:
         raise FeedError(f"<podcast:transcript> type of item {item.guid!r} is too long", line)
     elements = {

@@ -145,6 +145,8 @@ def test_an_item_without_an_episode_number_is_skipped_and_said_so(test_show, tmp
         (item(2, guid="test-show-1"), "repeats the guid of the item at line 7", "<item>"),
         (item(1, guid="another-guid"), "already has the guid 'test-show-1'", "<item>"),
         (item(2, "x" * 301), "is 301 characters; an episode title holds at most 300", "<item>"),
+        (item(2, duration="99999999999"), "<itunes:duration> of item 'test-show-2' is", "<item>"),
+        (item(2, season=40000), "<itunes:season> of item 'test-show-2' is 40000", "<item>"),
     ],
 )
 def test_a_bad_feed_names_the_element_and_line_and_saves_nothing(
