@@ -322,6 +322,11 @@ def apply_feed(
     by_guid = {e.guid: e for e in episodes if e.guid}
     by_number = {(e.season, e.number): e for e in episodes}
     people = _People(result)
+    # Who already appears on which episode, read once: an unchanged refresh costs the
+    # same few queries however long the feed is.
+    appearing = set(
+        Appearance.objects.filter(episode__show=show).values_list("episode_id", "person_id")
+    )
     changed_episodes: set[int] = set()
     claimed: dict[tuple[int, int], int] = {}  # (season, number) -> the item line that took it
 
@@ -355,7 +360,7 @@ def apply_feed(
             by_guid[item.guid] = episode
             by_number[(episode.season, episode.number)] = episode
             result.created.append(episode)
-            _appearances(episode, item, feed, people, changed_episodes)
+            _appearances(episode, item, feed, people, appearing, changed_episodes)
             continue
 
         old_key = (episode.season, episode.number)
@@ -370,7 +375,7 @@ def apply_feed(
         episode.feed_values = values
         if changed_fields or old_values != values or old_guid != item.guid:
             episode.save()
-        added = _appearances(episode, item, feed, people, changed_episodes)
+        added = _appearances(episode, item, feed, people, appearing, changed_episodes)
         if changed_fields:
             changed_episodes.add(episode.pk)
         if changed_fields or added:
@@ -448,20 +453,20 @@ def _appearances(
     item: FeedItem,
     feed: Feed,
     people: _People,
+    appearing: set[tuple[int, int]],
     changed_episodes: set[int],
 ) -> bool:
     """Add the item's hosts and guests (the channel's when the item names none)."""
     added = False
-    existing = set(episode.appearances.values_list("person_id", flat=True))
     for feed_person in item.persons or feed.persons:
         role = _role(feed_person)
         if role is None:
             continue
         person = people.get(feed_person, item.line)
-        if person.pk in existing:
+        if (episode.pk, person.pk) in appearing:
             continue
         Appearance.objects.create(episode=episode, person=person, role=role)
-        existing.add(person.pk)
+        appearing.add((episode.pk, person.pk))
         added = True
     if added:
         changed_episodes.add(episode.pk)

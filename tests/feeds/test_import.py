@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from glossary import episode_feed, publishing
 from glossary.demo import DEMO_FEED
@@ -240,3 +242,15 @@ def test_a_refresh_never_changes_what_readers_see_until_another_editor_publishes
 def test_a_quote_stays_valid_when_the_feed_fills_an_episode(test_show, tmp_path):
     run("test-show", write(tmp_path, feed(item(1))))
     assert Quote.objects.count() == 0 and EntryVersion.objects.count() == 0
+
+
+def test_an_unchanged_refresh_costs_the_same_queries_for_2_or_40_episodes(test_show, tmp_path):
+    def refresh_cost(count: int) -> int:
+        Episode.objects.all().delete()
+        path = write(tmp_path, feed(*(item(n) for n in range(1, count + 1))), f"{count}.xml")
+        run("test-show", path)
+        with CaptureQueriesContext(connection) as queries:
+            assert f"{count} unchanged" in run("test-show", path)
+        return len(queries)
+
+    assert refresh_cost(40) == refresh_cost(2)
