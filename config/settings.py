@@ -218,7 +218,7 @@ SCHEDULER_LATE_AFTER_SECONDS = env_int(
 )
 LINKCHECK_SCHEDULE_SECONDS = env_int("LINKCHECK_SCHEDULE_SECONDS", 24 * 3600, minimum=1)
 # How often beat re-imports the feeds of shows that have a feed URL (docs/feeds.md).
-FEED_REFRESH_SECONDS = env_int("FEED_REFRESH_SECONDS", 6 * 3600, minimum=60)
+FEED_REFRESH_SECONDS = env_int("FEED_REFRESH_SECONDS", 6 * 3600, minimum=1)
 # The largest feed read, from a URL or a file: a bigger one is refused, never cut short.
 FEED_MAX_BYTES = env_int("FEED_MAX_BYTES", 16 * 1024 * 1024, minimum=1024)
 CELERY_BEAT_SCHEDULE = {

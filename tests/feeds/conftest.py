@@ -14,7 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.linkcheck.conftest import network_fence  # noqa: F401  (autouse here too)
+from tests.linkcheck.conftest import (  # noqa: F401  (autouse here too)
+    network_fence,
+    pytest_collection_modifyitems,
+)
 
 
 @dataclass
