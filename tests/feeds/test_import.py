@@ -254,3 +254,13 @@ def test_an_unchanged_refresh_costs_the_same_queries_for_2_or_40_episodes(test_s
         return len(queries)
 
     assert refresh_cost(40) == refresh_cost(2)
+
+
+def test_a_redirect_to_a_private_address_is_refused_at_that_hop(
+    test_show, feed_server, allow_loopback
+):
+    feed_server.pages["/feed.xml"] = (302, "text/plain", b"http://10.0.0.1/feed.xml")
+    with pytest.raises(CommandError, match="was not fetched") as caught:
+        run("test-show", feed_server.url("/feed.xml"))
+    assert "10.0.0.1" in str(caught.value)
+    assert feed_server.requests == ["/feed.xml"]  # the fence proves nothing else was reached
