@@ -28,7 +28,9 @@ DEFAULT_CSP: dict[str, list[str]] = {
     "img-src": ["'self'", "data:"],
     "font-src": ["'self'"],
     "connect-src": ["'self'"],
-    "media-src": ["'self'"],
+    # Timestamps play the episode's audio where the show hosts it (glossary/static/
+    # glossary/listen.js); media cannot run code.
+    "media-src": ["'self'", "https:"],
     "object-src": ["'none'"],
     "base-uri": ["'self'"],
     "form-action": ["'self'"],

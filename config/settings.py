@@ -223,6 +223,10 @@ SCHEDULER_LATE_AFTER_SECONDS = env_int(
     "SCHEDULER_LATE_AFTER_SECONDS", 5 * SCHEDULER_INTERVAL_SECONDS, minimum=60
 )
 LINKCHECK_SCHEDULE_SECONDS = env_int("LINKCHECK_SCHEDULE_SECONDS", 24 * 3600, minimum=1)
+# How often beat re-imports the feeds of shows that have a feed URL (docs/feeds.md).
+FEED_REFRESH_SECONDS = env_int("FEED_REFRESH_SECONDS", 6 * 3600, minimum=1)
+# The largest feed read, from a URL or a file: a bigger one is refused, never cut short.
+FEED_MAX_BYTES = env_int("FEED_MAX_BYTES", 16 * 1024 * 1024, minimum=1024)
 # Whether beat checks the cited sources on its own. `make run` turns it off unless you
 # set it: the demo cites real-world pages, which a laptop should not fetch unasked.
 # "Check now" in the admin still checks the sources an editor picks.
@@ -231,6 +235,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "publish-scheduled-entries": {
         "task": "editorial.tasks.publish_due",
         "schedule": float(SCHEDULER_INTERVAL_SECONDS),
+    },
+    # Shows with a feed URL only; a show without one is never fetched (docs/feeds.md).
+    "refresh-show-feeds": {
+        "task": "editorial.tasks.refresh_feeds",
+        "schedule": float(FEED_REFRESH_SECONDS),
     },
 }
 if LINKCHECK_ON_SCHEDULE:

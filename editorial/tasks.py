@@ -8,6 +8,8 @@ Beat runs two of them (config/settings.py, CELERY_BEAT_SCHEDULE):
   (editorial.linkcheck.service).
 - `publish_due` carries out scheduled publications (editorial.scheduling.run_due),
   each row claimed with a conditional UPDATE, so two runs at once are safe.
+- `refresh_feeds` re-imports the feed of every show with a feed URL, one
+  `refresh_feed` task per show (editorial.feeds); idempotent by guid.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import scheduling
+from editorial import feeds, scheduling
 from editorial.linkcheck import service, state
 
 # A database hiccup is worth retrying; anything else is a bug and should surface.
@@ -106,3 +108,20 @@ def queue_check_now(source_ids: list[int]) -> int:
 def publish_due() -> dict[str, list[int]]:
     """Publish and unpublish what is due now, exactly once each."""
     return scheduling.run_due().as_dict()
+
+
+@shared_task(acks_late=True, expires=600)
+def refresh_feeds() -> int:
+    """Queue a refresh of every show with a feed URL; shows without one are never fetched."""
+    shows = feeds.shows_to_refresh()
+    for show_id in shows:
+        refresh_feed.delay(show_id)
+    return len(shows)
+
+
+@shared_task(
+    acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, retry_backoff_max=600, max_retries=3
+)
+def refresh_feed(show_id: int) -> str:
+    """Import one show's feed as the system user; a bad feed is recorded on the show."""
+    return feeds.refresh_show(show_id)

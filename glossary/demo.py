@@ -1,18 +1,22 @@
 """Demo content: the seed entry "Interconnect", reproduced faithfully, and its neighbours.
 
 Everything the seed says is here as data. What the seed does not say (the
-show's name, episode titles, durations, air dates, the season of episode 44)
-is marked PLACEHOLDER below and documented in docs/demo.md.
+show's name, the season of episode 44) is marked PLACEHOLDER below; the episodes'
+titles, durations, air dates and audio come from the demo feed
+(demo_data/demo-feed.xml, marked as demo data there), read the way a real show's
+feed is (glossary.episode_feed). All of it is documented in docs/demo.md.
 """
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.db import transaction
 
 from glossary import document, publishing
+from glossary.episode_feed import apply_feed
 from glossary.models import (
     Appearance,
     Citation,
@@ -29,6 +33,10 @@ from glossary.models import (
     Sponsorship,
 )
 from glossary.timestamps import parse_timestamp as ts
+from glossary.transcripts.feed import parse_feed
+
+# The demo show's feed: demo data, never fetched (podcast.example is a reserved name).
+DEMO_FEED = Path(__file__).resolve().parent / "demo_data" / "demo-feed.xml"
 
 CHECKED_ON = datetime.date(2026, 10, 24)
 
@@ -255,26 +263,11 @@ def load_demo() -> dict[str, int]:
     patel = _person("Jeetu Patel", "jeetu-patel")
     elangovan = _person("Anush Elangovan", "anush-elangovan")
 
-    ep44, _ = Episode.objects.update_or_create(
-        show=show,
-        number=44,
-        defaults={
-            "season": 3,  # PLACEHOLDER: the seed does not give episode 44's season.
-            "title": "Episode 44",  # PLACEHOLDER title
-            "duration": ts("58:30"),  # PLACEHOLDER duration, past every timestamp cited
-            "url": "https://podcast.example/episodes/44",
-        },
-    )
-    ep28, _ = Episode.objects.update_or_create(
-        show=show,
-        number=28,
-        defaults={
-            "season": 2,
-            "title": "Episode 28",  # PLACEHOLDER title
-            "duration": ts("47:10"),  # PLACEHOLDER duration
-            "url": "https://podcast.example/episodes/28",
-        },
-    )
+    # Episodes 44 (season 3 is a PLACEHOLDER: the seed does not give it) and 28, their
+    # titles, durations, air dates, audio and hosts and guests, from the demo feed.
+    apply_feed(show, parse_feed(DEMO_FEED.read_bytes()), user=None, prefer_feed=True)
+    ep44 = Episode.objects.get(show=show, number=44)
+    ep28 = Episode.objects.get(show=show, number=28)
     Sponsorship.objects.update_or_create(
         episode=ep28, organisation=galileo, defaults={"read_at": ts("0:05")}
     )

@@ -34,7 +34,7 @@ from glossary.document import (
 )
 from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
-from glossary.models import deep_link, source_title
+from glossary.models import DeepLinkStyle, deep_link, source_title
 from glossary.paths import path_for
 from glossary.timestamps import format_timestamp, iso_duration
 
@@ -45,12 +45,20 @@ _MONTHS = (
 
 @dataclass(frozen=True)
 class Moment:
-    """A second in an episode, ready to be a link that opens the episode there."""
+    """A second in an episode, ready to be a link that plays the episode from there.
+
+    With the episode's audio file the link is that file with a W3C media fragment
+    (`episode-44.mp3#t=1538`): any browser plays it from that second, no script needed,
+    and `glossary/static/glossary/listen.js` adds a player beside it where scripts run
+    (the `data-listen-*` attributes). Without an audio file it is the episode's page in
+    the show's deep-link style.
+    """
 
     number: int
     listen_url: str
     deep_link_style: str
     seconds: int
+    audio_url: str = ""
 
     @property
     def label(self) -> str:
@@ -62,7 +70,23 @@ class Moment:
 
     @property
     def href(self) -> str:
+        if self.audio_url:
+            return deep_link(self.audio_url, DeepLinkStyle.MEDIA_FRAGMENT, self.seconds)
         return deep_link(self.listen_url, self.deep_link_style, self.seconds)
+
+    @property
+    def listen_attrs(self) -> SafeString:
+        """The attributes listen.js reads to offer an inline player (audio links only)."""
+        if not self.audio_url:
+            return mark_safe("")  # noqa: S308 - empty
+        return format_html(
+            ' class="listen" data-listen-audio="{}" data-listen-start="{}" '
+            'data-listen-label="episode {} at {}"',
+            self.audio_url.split("#", 1)[0],
+            self.seconds,
+            self.number,
+            self.label,
+        )
 
     def link(self, text: str = "", *, hidden_prefix: str = "") -> SafeString:
         """`<a><time>` for the offset; a bare "25:38" carries hidden context for screen readers."""
@@ -75,13 +99,13 @@ class Moment:
         )
         if not self.href:
             return format_html("{}{}", hidden, inner)
-        return format_html('<a href="{}">{}{}</a>', self.href, hidden, inner)
+        return format_html('<a href="{}"{}>{}{}</a>', self.href, self.listen_attrs, hidden, inner)
 
 
 def moment(facts: Facts, episode_id: int, seconds: int) -> Moment:
     episode = facts.episodes[episode_id]
     style = facts.shows[episode.show].deep_link_style
-    return Moment(episode.number, episode.listen_url, style, seconds)
+    return Moment(episode.number, episode.listen_url, style, seconds, episode.audio_url)
 
 
 def sponsorship_sentence(

@@ -91,6 +91,20 @@ class Show(models.Model):
         help_text="How a timestamp is added to an episode's URL so a link opens at that second. "
         "Use “none” for players without a documented time parameter.",
     )
+    feed_url = WebURLField(
+        "feed URL",
+        blank=True,
+        help_text="The show's RSS feed. “Import/refresh from feed” and the scheduled refresh "
+        "read its episodes from here; leave empty to turn both off for this show.",
+    )
+    feed_refreshed_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When the feed was last imported."
+    )
+    feed_error = models.TextField(
+        blank=True,
+        editable=False,
+        help_text="Why the last feed refresh failed; empty if it worked.",
+    )
 
     class Meta:
         ordering = ["name"]
@@ -148,14 +162,56 @@ class Episode(models.Model):
         help_text="The page or audio URL that timestamp links open; the show's deep-link "
         "style adds the time to it.",
     )
-    audio_url = WebURLField("audio URL", blank=True)
+    audio_url = WebURLField(
+        "audio URL",
+        blank=True,
+        help_text="The episode's audio file (the feed's enclosure). Timestamps on the public "
+        "site play it from that second (audio.mp3#t=1538).",
+    )
+    guid = models.CharField(
+        "feed guid",
+        max_length=500,
+        blank=True,
+        help_text="The episode's <guid> in the show's feed: how a feed refresh finds it again. "
+        "Unique within the show; empty for episodes not in a feed.",
+    )
+    transcript_url = WebURLField(
+        "transcript URL", blank=True, help_text="The feed's podcast:transcript for this episode."
+    )
+    transcript_type = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The transcript's media type as the feed gives it, e.g. text/vtt.",
+    )
+    chapters_url = WebURLField(
+        "chapters URL", blank=True, help_text="The feed's podcast:chapters for this episode."
+    )
+    feed_values = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="What the show's feed last said for each field it fills: a field that "
+        "differs from it was corrected by an editor and is never overwritten silently.",
+    )
+    feed_kept = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="Feed values an editor chose not to take, per field; a later, different "
+        "feed value asks again.",
+    )
 
     class Meta:
         ordering = ["show", "-season", "-number"]
         constraints = [
             models.UniqueConstraint(
                 fields=["show", "season", "number"], name="episode_unique_per_show_season"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["show", "guid"],
+                condition=~Q(guid=""),
+                name="episode_guid_unique_per_show",
+            ),
         ]
 
     def __str__(self) -> str:

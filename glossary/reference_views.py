@@ -174,7 +174,8 @@ def _moments(listed: EntryPage, episode_id: int) -> list[dict[str, Any]]:
     for m in moments:
         m["label"] = format_timestamp(m["at"])
         m["iso"] = iso_duration(m["at"])
-        m["href"] = Moment(episode.number, episode.listen_url, style, m["at"]).href
+        m["moment"] = Moment(episode.number, episode.listen_url, style, m["at"], episode.audio_url)
+        m["href"] = m["moment"].href
     return moments
 
 
@@ -197,7 +198,7 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     sponsors = [
         {
             "organisation": _organisation(orgs.get(s.organisation)),
-            "read": Moment(episode.number, episode.listen_url, style, s.read_at)
+            "read": Moment(episode.number, episode.listen_url, style, s.read_at, episode.audio_url)
             if s.read_at is not None
             else None,
         }
@@ -220,6 +221,7 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
         {
             "episode": episode,
             "show_name": show_name,
+            "show_slug": show,
             "sponsors": sponsors,
             "appearances": appearances,
             "entries": listed.versions,
@@ -365,7 +367,13 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
         for s in episode.sponsors:
             if s.organisation == org_id:
                 read = (
-                    Moment(episode.number, episode.listen_url, link.deep_link_style, s.read_at)
+                    Moment(
+                        episode.number,
+                        episode.listen_url,
+                        link.deep_link_style,
+                        s.read_at,
+                        episode.audio_url,
+                    )
                     if s.read_at is not None
                     else None
                 )

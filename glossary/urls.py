@@ -2,7 +2,7 @@ from django.conf import settings
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path, register_converter
 
-from glossary import api, reference_views, views
+from glossary import api, podcasting, reference_views, views
 from glossary.cache import public_page
 from glossary.feeds import EntryFeed
 from glossary.sitemaps import SITEMAPS
@@ -18,6 +18,16 @@ urlpatterns = [
     path("episodes/", reference_views.episode_list, name="episodes"),
     path(
         "episodes/<slug:show>/<int:season>/<int:number>/", reference_views.episode, name="episode"
+    ),
+    path(
+        "episodes/<slug:show>/<int:season>/<int:number>/chapters.json",
+        podcasting.chapters,
+        name="episode-chapters",
+    ),
+    path(
+        "episodes/<slug:show>/<int:season>/<int:number>/soundbites.json",
+        podcasting.soundbite_list,
+        name="episode-soundbites",
     ),
     path("people/", reference_views.person_list, name="people"),
     path("people/<slug:slug>/", reference_views.person, name="person"),

@@ -16,26 +16,30 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils.html import format_html
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
+from editorial import feeds
 from editorial.admin.base import DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
-from glossary import publishing
+from glossary import episode_feed, publishing
 from glossary.models import (
     Appearance,
     Entry,
     Episode,
     PublicRecord,
+    Show,
     Sponsorship,
 )
+from glossary.transcripts.feed import FeedError
 
 
 def tell_what_was_recorded(request: HttpRequest, versions: list[Any], what: str) -> None:
@@ -105,21 +109,149 @@ class AppearanceInline(admin.TabularInline[Appearance, Episode]):
 
 class ShowAdmin(ReferenceAdmin):
     kind = PublicRecord.Kind.SHOW
-    list_display = ["name", "slug", "deep_link_style"]
+    list_display = ["name", "slug", "deep_link_style", "feed_url", "feed_refreshed_at"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
+    actions = ["import_from_feed"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [*super().get_readonly_fields(request, obj), "feed_refreshed_at", "feed_error"]
+
+    @admin.action(description="Import/refresh from feed", permissions=["change"])
+    def import_from_feed(self, request: HttpRequest, queryset: QuerySet[Show]) -> None:
+        """Read each selected show's feed URL now, credited to the signed-in user."""
+        user = acting_user(request)
+        for show in queryset.order_by("name"):
+            if not show.feed_url:
+                self.message_user(
+                    request,
+                    f"{show.name} has no feed URL; add it on the show's page first. "
+                    "Nothing was imported.",
+                    messages.WARNING,
+                )
+                continue
+            try:
+                result = feeds.import_feed(show, show.feed_url, user=user)
+            except (feeds.FeedImportError, FeedError) as exc:
+                Show.objects.filter(pk=show.pk).update(feed_error=str(exc)[:2000])
+                self.message_user(
+                    request, f"{show.name}: {exc}. Nothing was saved.", messages.ERROR
+                )
+                continue
+            level = messages.WARNING if result.differences_waiting else messages.SUCCESS
+            self.message_user(request, result.summary(), level)
 
 
 class EpisodeAdmin(ReferenceAdmin):
+    """Episodes, with what the show's feed says differently from the desk (glossary.episode_feed).
+
+    Differences are listed on the episode's page, each with "Take the feed's" and
+    "Keep mine"; taking is recorded like any correction here (record_reference_change).
+    """
+
     kind = PublicRecord.Kind.EPISODE
-    list_display = ["number", "title", "show", "season", "air_date"]
+    list_display = ["number", "title", "show", "season", "air_date", "feed_differences_count"]
     list_filter = ["show", "season"]
     list_select_related = ["show"]
-    search_fields = ["title", "number", "show__name"]
+    search_fields = ["title", "number", "show__name", "guid"]
     inlines = [SponsorshipInline, AppearanceInline]
 
     def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
         return super().get_search_results(request, queryset.select_related("show"), search_term)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [*super().get_readonly_fields(request, obj), "feed_differences"]
+
+    @admin.display(description="feed differences")
+    def feed_differences_count(self, obj: Episode) -> int:
+        return len(episode_feed.differences(obj))
+
+    @admin.display(description="the feed says otherwise")
+    def feed_differences(self, obj: Episode | None) -> SafeString | str:
+        if obj is None or obj.pk is None or not obj.feed_values:
+            return "Not from a feed (or not imported yet)."
+        found = episode_feed.differences(obj)
+        if not found:
+            return "Nothing: the desk agrees with the feed's last word, or kept its own."
+        rows = format_html_join(
+            "",
+            "<tr><th scope='row'>{}</th><td>{}</td><td>{}</td><td>"
+            "<button type='submit' form='feed-differences' name='take' value='{}' "
+            "class='button' aria-label='Take the feed&#x27;s {}'>Take the feed's</button> "
+            "<button type='submit' form='feed-differences' name='keep' value='{}' "
+            "class='button' aria-label='Keep the desk&#x27;s {}'>Keep mine</button></td></tr>",
+            (
+                (d.label, d.feed_display, d.current_display, d.field, d.label, d.field, d.label)
+                for d in found
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th>field</th><th>the feed says</th><th>the desk has</th>"
+            "<th></th></tr></thead><tbody>{}</tbody></table>"
+            "<p class='help'>Taking the feed's value is recorded like a correction saved "
+            "here: entries showing the episode get a new version, credited to you.</p>",
+            rows,
+        )
+
+    def save_model(self, request: HttpRequest, obj: Episode, form: Any, change: bool) -> None:
+        # An editor's correction of a field the feed fills is kept against what the feed
+        # says now; only a later, different feed value asks again.
+        if change:
+            kept = dict(obj.feed_kept)
+            for name in episode_feed.FIELDS:
+                if name in form.changed_data and name in obj.feed_values:
+                    said = obj.feed_values[name]
+                    if episode_feed.current_value(obj, name) != said:
+                        kept[name] = said
+                    else:
+                        kept.pop(name, None)
+            obj.feed_kept = kept
+        super().save_model(request, obj, form, change)
+
+    def get_urls(self) -> list[URLPattern]:
+        urls: list[URLPattern] = [
+            path(
+                "<path:object_id>/feed/",
+                self.admin_site.admin_view(self.feed_view),
+                name="glossary_episode_feed",
+            )
+        ]
+        return urls + super().get_urls()
+
+    def feed_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        return require_POST(self._feed_view)(request, object_id)
+
+    def _feed_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        episode = self.get_object(request, object_id)
+        if episode is None:
+            raise Http404("No such episode.")
+        if not self.has_change_permission(request, episode):
+            raise PermissionDenied("You may not change episodes.")
+        back = HttpResponseRedirect(reverse("admin:glossary_episode_change", args=[episode.pk]))
+        name = request.POST.get("take") or request.POST.get("keep") or ""
+        if name not in episode_feed.FIELDS or name not in episode.feed_values:
+            self.message_user(request, "The feed says nothing about that field.", messages.ERROR)
+            return back
+        label = episode_feed.LABELS[name]
+        if "take" in request.POST:
+            try:
+                versions = episode_feed.take(episode, name, user=acting_user(request))
+            except ValidationError as exc:
+                self.message_user(request, " ".join(exc.messages), messages.ERROR)
+                return back
+            self.log_change(request, episode, f"Took the feed's {label}.")
+            tell_what_was_recorded(
+                request, versions, f"Episode “{episode}”: {label} taken from the feed."
+            )
+        else:
+            episode_feed.keep(episode, name)
+            self.log_change(request, episode, f"Kept the desk's {label} against the feed's.")
+            self.message_user(
+                request,
+                f"Kept your {label}; the feed is asked again only when it says something else.",
+                messages.SUCCESS,
+            )
+        return back
 
 
 class PersonAdmin(ReferenceAdmin):

@@ -128,10 +128,10 @@ def test_the_sponsorship_sentence_is_derived_from_episode_data(client, demo):
     assert "Episode 28 is a Season 2 episode sponsored by Galileo (intro at 0:09)." in page
 
 
-def test_timestamp_links_open_the_episode_at_that_second(client, demo):
+def test_timestamp_links_play_the_episode_audio_from_that_second(client, demo):
     html = client.get("/glossary/interconnect/").content.decode()
-    assert 'href="https://podcast.example/episodes/44#t=1538"' in html
-    assert 'href="https://podcast.example/episodes/44#t=1917"' in html
+    assert 'href="https://podcast.example/audio/episode-44.mp3#t=1538"' in html
+    assert 'href="https://podcast.example/audio/episode-44.mp3#t=1917"' in html
     assert '<time datetime="PT31M57S">31:57</time>' in html
     assert "Listen to episode 44 at" in html
 

@@ -178,6 +178,8 @@ def live_params() -> dict[str, list[dict[str, Any]]]:
         "glossary:entry": [{"slug": s} for s in slugs],
         "glossary:api-entry": [{"slug": s} for s in slugs],
         "glossary:episode": ep,
+        "glossary:episode-chapters": ep,
+        "glossary:episode-soundbites": ep,
         "glossary:api-episode": [{"id": e.pk} for e in episodes],
         "glossary:person": [{"slug": s} for s in people],
         "glossary:api-person": [{"slug": s} for s in people],
@@ -196,6 +198,12 @@ def hidden_params(hidden: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         "glossary:entry": [{"slug": s} for s in slugs],
         "glossary:api-entry": [{"slug": s} for s in slugs],
         "glossary:episode": [{"show": ep.show.slug, "season": ep.season, "number": ep.number}],
+        "glossary:episode-chapters": [
+            {"show": ep.show.slug, "season": ep.season, "number": ep.number}
+        ],
+        "glossary:episode-soundbites": [
+            {"show": ep.show.slug, "season": ep.season, "number": ep.number}
+        ],
         "glossary:api-episode": [{"id": ep.pk}],
         "glossary:person": [{"slug": hidden["person"].slug}],
         "glossary:api-person": [{"slug": hidden["person"].slug}],

@@ -36,7 +36,10 @@ def test_quotes_are_figures_with_the_attribution_outside_the_blockquote(page):
         quote, caption = figure.split("</blockquote>")
         assert "<blockquote>" in quote and "Patel" not in quote and "Elangovan" not in quote
         assert "<figcaption>" in caption
-    assert 'Jeetu Patel</a>, Cisco, <a href="https://podcast.example/episodes/44#t=1538">' in page
+    assert (
+        'Jeetu Patel</a>, Cisco, <a href="https://podcast.example/audio/episode-44.mp3#t=1538"'
+        in page
+    )
     assert "Quotes lightly edited to remove filler words." in page
 
 

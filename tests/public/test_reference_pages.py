@@ -6,20 +6,20 @@ from glossary.models import Appearance, Entry, Episode, Organisation, Person, Sh
 
 def test_the_episode_page_shows_its_data_and_every_moment_in_timestamp_order(client, demo):
     page = client.get("/episodes/demo-show/3/44/").content.decode()
-    assert "Episode 44: <cite>Episode 44</cite>" in page
+    assert "Episode 44: <cite>Scale Across: When Two Data Centers Act as One</cite>" in page
     assert '<a href="/organisations/galileo/">Galileo</a>' in page
     assert '<a href="/people/jeetu-patel/">Jeetu Patel</a> (guest)' in page
     assert '<a href="/organisations/cisco/">Cisco</a>' in page
     quote = page.index("Operate as one giant cluster")
     disclosure = page.index("Galileo, is an NVIDIA AI factory partner")
     assert page.index('<time datetime="PT25M38S">25:38</time>') < quote < disclosure
-    assert 'href="https://podcast.example/episodes/44#t=1917"' in page
+    assert 'href="https://podcast.example/audio/episode-44.mp3#t=1917"' in page
     assert '<a href="/glossary/interconnect/">Interconnect</a>' in page
 
 
 def test_the_episode_page_shows_the_sponsor_read_timestamp(client, demo):
     page = client.get("/episodes/demo-show/2/28/").content.decode()
-    assert 'read at <a href="https://podcast.example/episodes/28#t=5">' in page
+    assert 'read at <a href="https://podcast.example/audio/episode-28.mp3#t=5"' in page
 
 
 def test_an_episode_only_drafts_cite_has_no_page(client, show):

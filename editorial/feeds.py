@@ -1,0 +1,113 @@
+"""Importing a show's feed on the desk: from a file or an http(s) URL, by a person or by beat.
+
+`import_feed(show, url_or_file, user=...)` reads the feed (a URL through the link
+checker's SSRF-safe client, editorial.linkcheck.download, with its timeouts and a
+`FEED_MAX_BYTES` cap), parses it (glossary.transcripts.feed: RSS 2.0, iTunes and
+Podcasting 2.0) and applies it to the show's episodes in one transaction
+(glossary.episode_feed.apply_feed): a bad feed raises and saves nothing.
+
+Whoever runs the import is credited with the versions it records in entries showing a
+changed episode, as if they had made the change in the admin; the scheduled refresh
+(`refresh_show`, run by `editorial.tasks.refresh_feeds`) is credited to the inactive
+system user `feed-refresh` ("Feed refresh (automatic)"), who can never sign in, so any
+editor may review and publish what it recorded. See docs/feeds.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from editorial.linkcheck.download import DownloadError, download
+from glossary.document import Actor
+from glossary.episode_feed import FeedImport, apply_feed
+from glossary.models import Show
+from glossary.transcripts.feed import FeedError, parse_feed
+
+logger = logging.getLogger(__name__)
+
+SYSTEM_USERNAME = "feed-refresh"
+ACCEPT = "application/rss+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
+
+
+class FeedImportError(Exception):
+    """The feed could not be read (a missing file, a refused or failing URL); nothing saved."""
+
+
+def is_url(text: str) -> bool:
+    return text.strip().lower().startswith(("http://", "https://"))
+
+
+def read_feed(url_or_file: str) -> tuple[bytes, str]:
+    """The feed's bytes and where they came from. A path is a local file; `http(s)://` a URL
+    fetched through the SSRF guard. Raises FeedImportError saying why not."""
+    cap = settings.FEED_MAX_BYTES
+    text = url_or_file.strip()
+    if is_url(text):
+        try:
+            fetched = download(text, max_bytes=cap, accept=ACCEPT)
+        except DownloadError as exc:
+            raise FeedImportError(str(exc)) from None
+        return fetched.body, fetched.url
+    if "://" in text:
+        raise FeedImportError(
+            f"{text!r}: give a file path or an http:// or https:// address; "
+            "other schemes are never fetched"
+        )
+    path = Path(text)
+    try:
+        size = path.stat().st_size
+        if size > cap:
+            raise FeedImportError(f"{path} is {size:,} bytes; feeds are read up to {cap:,}")
+        return path.read_bytes(), str(path)
+    except OSError as exc:
+        raise FeedImportError(f"{path}: {exc.strerror or exc}") from None
+
+
+def import_feed(show: Show, url_or_file: str, *, user: Actor) -> FeedImport:
+    """Read and apply a feed; raises FeedImportError or FeedError (with the line) and then
+    saves nothing."""
+    data, where = read_feed(url_or_file)
+    feed = parse_feed(data)
+    with transaction.atomic():
+        result = apply_feed(show, feed, user=user, source=where)
+        Show.objects.filter(pk=show.pk).update(feed_refreshed_at=timezone.now(), feed_error="")
+    return result
+
+
+def system_user() -> User:
+    """The user the scheduled refresh is credited to: inactive, no password, clearly named."""
+    user, created = User.objects.get_or_create(
+        username=SYSTEM_USERNAME,
+        defaults={"first_name": "Feed refresh", "last_name": "(automatic)", "is_active": False},
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def refresh_show(show_id: int) -> str:
+    """Import one show's feed from its `feed_url` as the system user; never raises for a bad
+    or unreachable feed: the reason is kept on the show (`feed_error`) and logged."""
+    show = Show.objects.get(pk=show_id)
+    if not show.feed_url:
+        return f"{show.name}: no feed URL; not refreshed."
+    try:
+        result = import_feed(show, show.feed_url, user=system_user())
+    except (FeedImportError, FeedError) as exc:
+        Show.objects.filter(pk=show.pk).update(feed_error=str(exc)[:2000])
+        logger.warning("feed refresh of %s failed: %s", show.slug, exc)
+        return f"{show.name}: {exc}"
+    logger.info("feed refresh: %s", result.summary())
+    return result.summary()
+
+
+def shows_to_refresh() -> list[int]:
+    """The shows the scheduled refresh reads: those with a feed URL."""
+    return list(Show.objects.exclude(feed_url="").order_by("pk").values_list("pk", flat=True))
