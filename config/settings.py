@@ -259,6 +259,9 @@ if not DEBUG:
 
 # How long an editorial source check stays fresh.
 CITATION_FRESHNESS_DAYS = env_int("CITATION_FRESHNESS_DAYS", 180, minimum=1)
+# How far (seconds) from its stored timestamp a quote may be found in the episode's
+# transcript and still count as a match (docs/transcripts.md).
+TRANSCRIPT_TOLERANCE_SECONDS = env_int("TRANSCRIPT_TOLERANCE_SECONDS", 10, minimum=0)
 SUMMARY_MAX_LENGTH = 300
 # Search engines show about this many characters of a meta description; a longer
 # summary is a publish warning (the summary field itself allows SUMMARY_MAX_LENGTH).
