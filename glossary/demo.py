@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from glossary import document, publishing
+from glossary.demo_data import TRANSCRIPTS
+from glossary.episode_transcripts import import_transcript
 from glossary.models import (
     Appearance,
     Citation,
@@ -27,6 +29,7 @@ from glossary.models import (
     Show,
     Source,
     Sponsorship,
+    Transcript,
 )
 from glossary.timestamps import parse_timestamp as ts
 
@@ -231,6 +234,14 @@ def _publish_if_changed(entry: Entry) -> bool:
     return True
 
 
+def _import_demo_transcript(episode: Episode, number: int) -> None:
+    path = TRANSCRIPTS[number]
+    stored = Transcript.objects.filter(episode=episode).first()
+    if stored is not None and stored.origin == f"demo_data/{path.name}":
+        return
+    import_transcript(episode, path.read_bytes(), origin=f"demo_data/{path.name}")
+
+
 @transaction.atomic
 def load_demo() -> dict[str, int]:
     """Create or refresh the demo; running it twice changes nothing the second time."""
@@ -432,6 +443,10 @@ def load_demo() -> dict[str, int]:
             SeeAlso.objects.create(
                 entry=entry, target=entries[slug], order=order, link_text=link_text, note=note
             )
+    # The demo transcripts (demo text, marked so in each file), imported only when they
+    # differ from what is stored, so running the demo twice changes nothing.
+    for episode, number in ((ep44, 44), (ep28, 28)):
+        _import_demo_transcript(episode, number)
     # Refresh so snapshots compare against the rows just written.
     published = 0
     for entry in Entry.objects.filter(pk__in=[e.pk for e in entries.values()]).select_related(

@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -29,13 +31,16 @@ from taggit.models import Tag, TaggedItem
 from editorial.admin.base import DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
 from glossary import publishing
+from glossary.episode_transcripts import import_transcript
 from glossary.models import (
     Appearance,
     Entry,
     Episode,
     PublicRecord,
     Sponsorship,
+    Transcript,
 )
+from glossary.transcripts.parse import TranscriptError, parse_transcript
 
 
 def tell_what_was_recorded(request: HttpRequest, versions: list[Any], what: str) -> None:
@@ -110,13 +115,91 @@ class ShowAdmin(ReferenceAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
 
+class EpisodeForm(forms.ModelForm[Episode]):
+    transcript_file = forms.FileField(
+        required=False,
+        label="import a transcript",
+        help_text="A WebVTT, SRT or Podcasting 2.0 JSON file (the format is read from the "
+        "content). It replaces the episode's transcript when you save; a broken file is "
+        "refused naming its line and the transcript stays as it was. Quotes from this "
+        "episode are checked against it.",
+    )
+
+    # No Meta: the admin builds the form from the model with every field, so fields
+    # added to Episode later appear without a change here.
+
+    def clean_transcript_file(self) -> bytes | None:
+        upload = self.cleaned_data.get("transcript_file")
+        if not upload:
+            return None
+        limit = settings.TRANSCRIPT_MAX_BYTES
+        if upload.size is not None and upload.size > limit:
+            raise forms.ValidationError(
+                f"{upload.name} is {upload.size:,} bytes; transcripts are limited to {limit:,}."
+            )
+        content = upload.read()
+        try:
+            parse_transcript(content)
+        except TranscriptError as exc:
+            raise forms.ValidationError(f"{upload.name}: {exc}. Nothing was imported.") from None
+        self.transcript_name = upload.name
+        return content
+
+
+# The segments the episode page lists; the rest are counted.
+SEGMENTS_SHOWN = 200
+
+
 class EpisodeAdmin(ReferenceAdmin):
     kind = PublicRecord.Kind.EPISODE
+    form = EpisodeForm
     list_display = ["number", "title", "show", "season", "air_date"]
     list_filter = ["show", "season"]
     list_select_related = ["show"]
     search_fields = ["title", "number", "show__name"]
     inlines = [SponsorshipInline, AppearanceInline]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = super().get_fieldsets(request, obj)
+        transcript = ["transcript_file", "transcript_segments"]
+        fields = [f for f in fieldsets[0][1]["fields"] if f not in transcript]
+        return [
+            (None, {"fields": fields}),
+            ("Transcript", {"fields": transcript}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [*super().get_readonly_fields(request, obj), "transcript_segments"]
+
+    @admin.display(description="transcript")
+    def transcript_segments(self, obj: Episode | None) -> SafeString | str:
+        stored = Transcript.objects.filter(episode=obj).first() if obj and obj.pk else None
+        if stored is None:
+            return "No transcript yet: quotes from this episode cannot be checked."
+        segments = list(stored.segments.all()[:SEGMENTS_SHOWN])
+        return render_to_string(
+            "editorial/transcript_segments.html",
+            {
+                "transcript": stored,
+                "segments": segments,
+                "more": stored.segment_count - len(segments),
+            },
+        )
+
+    def save_model(self, request: HttpRequest, obj: Episode, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        content = form.cleaned_data.get("transcript_file")
+        if content:
+            # Imported before the related save, so the entries' new versions (recorded by
+            # ReferenceAdmin.save_related) check their quotes against it.
+            stored = import_transcript(
+                obj, content, origin=form.transcript_name, user=acting_user(request)
+            )
+            messages.success(
+                request,
+                f"Imported {stored.segment_count} transcript segments "
+                f"({stored.get_format_display()}) from {form.transcript_name}.",
+            )
 
     def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
         return super().get_search_results(request, queryset.select_related("show"), search_term)

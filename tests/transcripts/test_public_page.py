@@ -1,0 +1,79 @@
+"""The public page says which quotes were checked against the transcript, from published
+content only: the check and the passage are frozen into the version when it is saved."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.test import Client
+
+from glossary import document, publishing
+from glossary.episode_transcripts import import_transcript
+from glossary.models import Entry, Episode, Quote
+
+CHECKED = "Checked against the episode transcript."
+
+
+def page(client: Client) -> str:
+    response = client.get("/glossary/interconnect/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_both_seed_quotes_say_they_were_checked_and_open_the_transcript_around_them(
+    client: Client, demo: Any
+) -> None:
+    html = page(client)
+
+    assert html.count(CHECKED) == 2
+    passages = re.findall(
+        r'<details class="transcript-passage">\s*<summary>(.*?)</summary>(.*?)</details>',
+        html,
+        re.S,
+    )
+    assert [summary for summary, _ in passages] == [
+        "The transcript around 25:38",
+        "The transcript around 3:07",
+    ]
+    # Verbatim, fillers and all: "lightly edited" is something a reader can see.
+    assert "operate as, um, one giant cluster, you know, one coherent cluster" in passages[0][1]
+    assert "Even in the, uh, in the hardware" in passages[1][1]
+
+
+def test_a_quote_placed_at_the_wrong_time_claims_no_check(client: Client, demo: Any) -> None:
+    entry = Entry.objects.get(slug="interconnect")
+    Quote.objects.filter(entry=entry, start=1538).update(start=600)
+    publishing.publish(entry)
+
+    html = page(client)
+
+    assert html.count(CHECKED) == 1
+    assert "The transcript around 10:00" not in html
+
+
+def test_a_transcript_changed_after_publishing_changes_nothing_readers_see(
+    client: Client, demo: Any
+) -> None:
+    before = page(client)
+    episode = Episode.objects.get(number=44)
+    import_transcript(
+        episode,
+        "WEBVTT\n\n00:25:38.000 --> 00:25:44.000\n<v Jeetu Patel>Something unreviewed.\n",
+        origin="new.vtt",
+    )
+    publishing.rerender_all()
+
+    assert page(client) == before
+    assert "Something unreviewed" not in before
+
+
+def test_a_version_saved_before_checks_existed_still_reads_as_unchecked(demo: Any) -> None:
+    version = Entry.objects.get(slug="interconnect").live_version
+    assert version is not None
+    data = dict(version.data)
+    data["quotes"] = [{k: v for k, v in q.items() if k != "check"} for q in data["quotes"]]
+
+    doc = document.load(data)
+
+    assert [q.check for q in doc.quotes] == [None, None]
