@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from glossary.models import Entry, Episode, EpisodeReference, Quote, Transcript, TranscriptSegment
@@ -120,20 +120,25 @@ def load_transcripts(episode_ids: Iterable[int]) -> dict[int, ParsedTranscript]:
     ids = set(episode_ids)
     if not ids:
         return {}
+    return _load(Transcript.objects.filter(episode_id__in=ids))
+
+
+def _load(transcripts: QuerySet[Transcript]) -> dict[int, ParsedTranscript]:
+    """`transcripts` read with their segments: two queries, however many there are (a
+    sub-select, so an empty selection costs the same)."""
     stored = {
         pk: (episode_id, format)
-        for pk, episode_id, format in Transcript.objects.filter(episode_id__in=ids).values_list(
-            "pk", "episode_id", "format"
-        )
+        for pk, episode_id, format in transcripts.values_list("pk", "episode_id", "format")
     }
     segments: dict[int, list[Segment]] = {pk: [] for pk in stored}
     for transcript_id, start, end, speaker, text in (
-        TranscriptSegment.objects.filter(transcript_id__in=stored)
+        TranscriptSegment.objects.filter(transcript__in=transcripts.values("pk"))
         .order_by("transcript_id", "order")
         .values_list("transcript_id", "start", "end", "speaker", "text")
         .iterator(chunk_size=5000)
     ):
-        segments[transcript_id].append(Segment(start, end, speaker, text))
+        if transcript_id in segments:
+            segments[transcript_id].append(Segment(start, end, speaker, text))
     return {
         episode_id: ParsedTranscript(TranscriptFormat(format), tuple(segments[pk]))
         for pk, (episode_id, format) in stored.items()
@@ -218,20 +223,24 @@ def check_parts(
 
 def check_entries(entries: QuerySet[Entry]) -> list[QuoteCheck]:
     """Every quote and quoting reference of `entries`' working copies, checked, in entry
-    order. Four queries for the parts, two for the transcripts."""
+    order. Four queries whatever the number of entries, quotes or transcripts."""
     ids = entries.values("pk")
     quotes = list(
         Quote.objects.filter(entry__in=ids)
         .select_related("entry", "episode__show", "speaker")
         .order_by("entry__slug", "order", "pk")
     )
+    quoting = EpisodeReference.objects.filter(entry__in=ids, text__regex=r"[“\"]")
     references = list(
-        EpisodeReference.objects.filter(entry__in=ids, text__regex=r"[“\"]")
-        .select_related("entry", "episode__show", "speaker")
-        .order_by("entry__slug", "order", "pk")
+        quoting.select_related("entry", "episode__show", "speaker").order_by(
+            "entry__slug", "order", "pk"
+        )
     )
-    transcripts = load_transcripts(
-        {q.episode_id for q in quotes} | {r.episode_id for r in references}
+    transcripts = _load(
+        Transcript.objects.filter(
+            Q(episode__in=Quote.objects.filter(entry__in=ids).values("episode_id"))
+            | Q(episode__in=quoting.values("episode_id"))
+        )
     )
     checks = check_parts(quotes, references, transcripts)
     checks.sort(key=lambda c: (c.entry.slug, c.kind != "quote"))
