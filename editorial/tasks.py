@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import scheduling
+from editorial import quote_checks, scheduling
 from editorial.linkcheck import service, state
 
 # A database hiccup is worth retrying; anything else is a bug and should surface.
@@ -106,3 +106,9 @@ def queue_check_now(source_ids: list[int]) -> int:
 def publish_due() -> dict[str, list[int]]:
     """Publish and unpublish what is due now, exactly once each."""
     return scheduling.run_due().as_dict()
+
+
+@shared_task(acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, max_retries=3)
+def verify_all_quotes(run_id: int) -> dict[str, int]:
+    """Check every quote against the transcripts, recording progress on the run."""
+    return quote_checks.run(run_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.admin import site
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -20,10 +20,14 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from editorial import quote_checks
+from editorial.admin.base import DeskModelAdmin
+from editorial.models import QuoteCheckRun
 from editorial.permissions import Action, acting_user, can
+from editorial.tasks import verify_all_quotes
 from glossary import publishing
 from glossary.episode_transcripts import (
     QuoteCheck,
@@ -195,3 +199,91 @@ def move_quote(request: HttpRequest, quote_id: int) -> HttpResponse:
             "cancel_url": back,
         },
     )
+
+
+class QuoteCheckRunAdmin(DeskModelAdmin[QuoteCheckRun]):
+    """Runs of the bulk check, with their progress; anyone who edits entries may start one."""
+
+    list_display = ["created_at", "state", "progress", "started_by", "finished_at"]
+    readonly_fields = [
+        "state",
+        "progress",
+        "started_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "counts",
+        "problems_table",
+        "error",
+    ]
+    fields = readonly_fields
+
+    @admin.display(description="progress")
+    def progress(self, obj: QuoteCheckRun) -> str:
+        return f"{obj.done:,} of {obj.total:,} checked ({obj.percent}%)"
+
+    @admin.display(description="problems found")
+    def problems_table(self, obj: QuoteCheckRun) -> SafeString | str:
+        if not obj.problems:
+            return "None so far."
+        return format_html_join(
+            "",
+            "<p>{} · {} · {} at {}: {} (found at {}) “{}”</p>",
+            (
+                (
+                    p["entry"],
+                    p["kind"],
+                    p["episode"],
+                    p["stored_at"],
+                    p["verdict"],
+                    p["found_at"],
+                    p["text"],
+                )
+                for p in obj.problems
+            ),
+        )
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return can(request.user, Action.EDIT)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.EDIT)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.EDIT)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        """Start a run (POST), after saying what it does (GET)."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied("You do not have permission to edit entries.")
+        listing = reverse("admin:editorial_quotecheckrun_changelist")
+        if request.method == "POST":
+            started = quote_checks.start(acting_user(request), enqueue=verify_all_quotes.delay)
+            messages.success(
+                request, "Queued: every quote is being checked against the transcripts."
+            )
+            return HttpResponseRedirect(
+                reverse("admin:editorial_quotecheckrun_change", args=[started.pk])
+            )
+        return TemplateResponse(
+            request,
+            "editorial/gates_confirm.html",
+            {
+                **site.each_context(request),
+                "title": "Check every quote against the transcripts",
+                "question": "Check every quote and quoted phrase on the desk against its "
+                "episode's transcript?",
+                "explanation": "A background worker does it; this page's list shows how far "
+                "it has got and what it found.",
+                "button": "Start",
+                "cancel_url": listing,
+            },
+        )
