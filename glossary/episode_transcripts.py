@@ -204,7 +204,7 @@ def check_parts(
             QuoteCheck(quote.entry, quote.episode, "quote", quote.text, name, verdict, quote=quote)
         )
     for reference in references:
-        name = reference.speaker.name if reference.speaker_id else None
+        name = reference.speaker.name if reference.speaker is not None else None
         for phrase in quoted_phrases(reference.text):
             verdict = check_quote(phrase, reference.at, name, transcripts.get(reference.episode_id))
             out.append(

@@ -90,7 +90,7 @@ class QuoteForm(forms.ModelForm[Quote]):
         self.fields["speaker"].required = False
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if self.errors or data.get("DELETE"):
             return data
         if data.get("start") is not None and data.get("speaker") is not None:
@@ -103,23 +103,26 @@ class QuoteForm(forms.ModelForm[Quote]):
         if found.at is None:
             self._require_missing(data, episode)
             return data
-        filled = self.data.copy()
-        said = ""
+        filled = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict when bound
+        suggested: list[str] = []
         if data.get("start") is None:
             filled[self.add_prefix("start")] = format_timestamp(found.at)
-        person = data.get("speaker") or _person_named(episode, found.speaker)
-        if data.get("speaker") is None and person is not None:
+            suggested.append(format_timestamp(found.at))
+        person = None if data.get("speaker") else _person_named(episode, found.speaker)
+        if person is not None:
             filled[self.add_prefix("speaker")] = str(person.pk)
+            suggested.append(f"said by {person.name}")
             # The autocomplete labels only the people the formset preloaded.
             known = getattr(getattr(self.fields["speaker"].widget, "widget", None), "known", None)
             if known is not None:
                 known[str(person.pk)] = str(person)
-            said = f", said by {person.name}"
-        elif found.speaker:
-            said = f", said by “{found.speaker}” in the transcript"
+        if not suggested:
+            # Only the speaker is missing and nobody on the episode has the transcript's label.
+            self._require_missing(data)
+            return data
         self.data = filled
         raise forms.ValidationError(
-            f"Suggested from the transcript: {format_timestamp(found.at)}{said} "
+            f"Suggested from the transcript: {', '.join(suggested)} "
             f"(score {found.score:.0f}). Check it and save again."
         )
 
@@ -216,7 +219,7 @@ class QuoteCheckRunAdmin(DeskModelAdmin[QuoteCheckRun]):
         "problems_table",
         "error",
     ]
-    fields = readonly_fields
+    fields = [*readonly_fields]
 
     @admin.display(description="progress")
     def progress(self, obj: QuoteCheckRun) -> str:

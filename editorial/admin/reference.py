@@ -137,7 +137,7 @@ class EpisodeForm(forms.ModelForm[Episode]):
             raise forms.ValidationError(
                 f"{upload.name} is {upload.size:,} bytes; transcripts are limited to {limit:,}."
             )
-        content = upload.read()
+        content: bytes = upload.read()
         try:
             parse_transcript(content)
         except TranscriptError as exc:
