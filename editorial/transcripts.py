@@ -11,8 +11,9 @@ from __future__ import annotations
 from django.conf import settings
 
 from editorial.linkcheck.download import DownloadError, download
-from glossary.episode_transcripts import Actor, import_transcript
+from glossary.episode_transcripts import Actor
 from glossary.models import Episode, Transcript
+from glossary.transcript_imports import import_transcript
 from glossary.transcripts.parse import TranscriptError
 
 

@@ -14,7 +14,6 @@ from django.db import transaction
 
 from glossary import document, publishing
 from glossary.demo_data import TRANSCRIPTS
-from glossary.episode_transcripts import import_transcript
 from glossary.models import (
     Appearance,
     Citation,
@@ -32,6 +31,7 @@ from glossary.models import (
     Transcript,
 )
 from glossary.timestamps import parse_timestamp as ts
+from glossary.transcript_imports import import_transcript
 
 CHECKED_ON = datetime.date(2026, 10, 24)
 

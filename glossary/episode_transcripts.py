@@ -1,9 +1,8 @@
 """Episode transcripts in the database, and quotes checked against them.
 
 The pure work (reading a file, finding a quote) is glossary.transcripts; this module
-stores and loads. `import_transcript` reads the whole file before it touches the
-database, and replaces the episode's transcript in one transaction, so a broken file
-changes nothing and readers of the old transcript never see half of the new one.
+loads what is stored and checks quotes against it (glossary.document freezes the
+checks into each version). Importing is glossary.transcript_imports.
 
 `check_entries` verifies every quote, and every phrase an episode reference quotes,
 of some entries at a fixed number of queries: parts, speakers and the segments of
@@ -18,18 +17,20 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import transaction
 from django.db.models import Q, QuerySet
-from django.utils import timezone
 
-from glossary.models import Entry, Episode, EpisodeReference, Quote, Transcript, TranscriptSegment
-from glossary.transcripts.parse import Segment, TranscriptError, TranscriptFormat, parse_transcript
+from glossary.models import (
+    Entry,
+    Episode,
+    EpisodeReference,
+    Quote,
+    Transcript,
+    TranscriptSegment,
+)
+from glossary.transcripts.parse import Segment, TranscriptFormat
 from glossary.transcripts.parse import Transcript as ParsedTranscript
 from glossary.transcripts.verify import Outcome, Verdict, passage_around, quoted_phrases, verify
 
-# Segments are written in batches of this many rows.
-_BATCH = 1000
-_SPEAKER_CHARS = TranscriptSegment._meta.get_field("speaker").max_length or 200
 # How much of the transcript a reader can open around a quote: from the segment being
 # spoken at the quote's time to this many seconds past its matched passage.
 PASSAGE_SECONDS = 30
@@ -75,44 +76,6 @@ def find_episode(identifier: str) -> Episode:
 def episode_path(episode: Episode) -> str:
     """The path form people and `verify_quotes --json` name an episode by: `demo-show/3/44`."""
     return f"{episode.show.slug}/{episode.season}/{episode.number}"
-
-
-def import_transcript(
-    episode: Episode, content: bytes | str, *, origin: str, user: Actor = None
-) -> Transcript:
-    """Read `content` and make it `episode`'s transcript, replacing any before it.
-
-    Raises `TranscriptError` (naming the line) before anything is written.
-    """
-    parsed = parse_transcript(content)
-    if not parsed:
-        raise TranscriptError("the transcript has no spoken text")
-    who = user if isinstance(user, User) and user.is_authenticated else None
-    with transaction.atomic():
-        # Lock the episode so two imports of the same episode cannot interleave.
-        Episode.objects.select_for_update().filter(pk=episode.pk).first()
-        Transcript.objects.filter(episode=episode).delete()
-        stored = Transcript.objects.create(
-            episode=episode,
-            format=str(parsed.format),
-            origin=origin[:2000],
-            imported_at=timezone.now(),
-            imported_by=who,
-            segment_count=len(parsed.segments),
-        )
-        rows = (
-            TranscriptSegment(
-                transcript=stored,
-                order=number,
-                start=segment.start,
-                end=segment.end,
-                speaker=segment.speaker[:_SPEAKER_CHARS],
-                text=segment.text,
-            )
-            for number, segment in enumerate(parsed.segments)
-        )
-        TranscriptSegment.objects.bulk_create(rows, batch_size=_BATCH)
-    return stored
 
 
 def load_transcripts(episode_ids: Iterable[int]) -> dict[int, ParsedTranscript]:

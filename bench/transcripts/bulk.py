@@ -52,8 +52,8 @@ def main() -> int:
 
     from editorial import quote_checks
     from editorial.models import QuoteCheckRun
-    from glossary.episode_transcripts import import_transcript
     from glossary.models import Entry, Episode, Person, Quote, Show
+    from glossary.transcript_imports import import_transcript
     from glossary.transcripts.parse import parse_transcript
     from glossary.transcripts.verify import verify
 

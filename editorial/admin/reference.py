@@ -31,7 +31,6 @@ from taggit.models import Tag, TaggedItem
 from editorial.admin.base import DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
 from glossary import publishing
-from glossary.episode_transcripts import import_transcript
 from glossary.models import (
     Appearance,
     Entry,
@@ -40,6 +39,7 @@ from glossary.models import (
     Sponsorship,
     Transcript,
 )
+from glossary.transcript_imports import import_transcript
 from glossary.transcripts.parse import TranscriptError, parse_transcript
 
 
@@ -186,23 +186,21 @@ class EpisodeAdmin(ReferenceAdmin):
             },
         )
 
-    def save_model(self, request: HttpRequest, obj: Episode, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
         content = form.cleaned_data.get("transcript_file")
         if content:
-            # Imported before the related save, so the entries' new versions (recorded by
-            # ReferenceAdmin.save_related) check their quotes against it.
+            # After the episode's own changes are recorded: the import records, credited
+            # to you, a version of each entry whose quotes' check it changes.
             stored = import_transcript(
-                obj, content, origin=form.transcript_name, user=acting_user(request)
+                form.instance, content, origin=form.transcript_name, user=acting_user(request)
             )
             messages.success(
                 request,
                 f"Imported {stored.segment_count} transcript segments "
-                f"({stored.get_format_display()}) from {form.transcript_name}.",
+                f"({stored.get_format_display()}) from {form.transcript_name}. Entries quoting "
+                "this episode whose check it changes have a new version credited to you.",
             )
-
-    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
-        return super().get_search_results(request, queryset.select_related("show"), search_term)
 
 
 class PersonAdmin(ReferenceAdmin):

@@ -19,8 +19,8 @@ from editorial import quote_checks
 from editorial.models import QuoteCheckRun
 from editorial.tasks import verify_all_quotes
 from glossary.demo_data import TRANSCRIPTS
-from glossary.episode_transcripts import import_transcript
 from glossary.models import Entry, Episode, Person, Quote
+from glossary.transcript_imports import import_transcript
 from tests.linkcheck.test_worker import _database_url, wait_for
 
 pytestmark = [

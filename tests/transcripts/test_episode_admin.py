@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from glossary.episode_transcripts import import_transcript
 from glossary.models import Episode, Transcript
+from glossary.transcript_imports import import_transcript
 
 VTT = b"WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ada Guest>Hello there, listeners.\n"
 BROKEN = b"WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nFine.\n\n00:00:05.000 -> 00:00:09.000\nNo.\n"

@@ -8,13 +8,9 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from glossary.episode_transcripts import (
-    UnknownEpisode,
-    find_episode,
-    import_transcript,
-    load_transcripts,
-)
+from glossary.episode_transcripts import UnknownEpisode, find_episode, load_transcripts
 from glossary.models import Episode, Transcript, TranscriptSegment
+from glossary.transcript_imports import import_transcript
 from glossary.transcripts.parse import TranscriptError
 
 DATA = Path(__file__).parent / "data"

@@ -8,9 +8,10 @@ from typing import Any
 
 from django.test import Client
 
+from editorial.versions import _lines
 from glossary import document, publishing
-from glossary.episode_transcripts import import_transcript
 from glossary.models import Entry, Episode, Quote
+from glossary.transcript_imports import import_transcript
 
 CHECKED = "Checked against the episode transcript."
 
@@ -77,3 +78,31 @@ def test_a_version_saved_before_checks_existed_still_reads_as_unchecked(demo: An
     doc = document.load(data)
 
     assert [q.check for q in doc.quotes] == [None, None]
+
+
+def test_a_new_transcript_is_recorded_as_a_version_for_the_next_publish(demo: Any) -> None:
+    entry = Entry.objects.get(slug="interconnect")
+    live = entry.live_version
+    episode = Episode.objects.get(number=44)
+
+    import_transcript(
+        episode,
+        "WEBVTT\n\n00:25:38.000 --> 00:25:44.000\n<v Jeetu Patel>Something unreviewed.\n",
+        origin="new.vtt",
+    )
+
+    latest = entry.versions.order_by("-number").first()
+    assert latest is not None and latest != live
+    assert latest.comment == "Transcript of episode 44 imported from new.vtt."
+    assert document.load(latest.data).quotes[0].check.verdict == "not_found"
+    entry.refresh_from_db()
+    assert entry.live_version == live and entry.has_unpublished_changes
+
+
+def test_the_version_comparison_shows_what_readers_are_told_about_each_quote(demo: Any) -> None:
+    doc = document.load(Entry.objects.get(slug="interconnect").live_version.data)
+    checked = dict(_lines(doc))["Quotes checked against the transcript"]
+
+    assert checked[0].startswith("“Operate as one giant cluster, one coherent cluster. And when")
+    assert checked[0].endswith(": match at 25:38, shown to readers")
+    assert checked[1].startswith("    Jeetu Patel: hundreds of kilometers apart operate as, um,")

@@ -7,7 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from glossary.episode_transcripts import UnknownEpisode, find_episode, import_transcript
+from glossary.episode_transcripts import UnknownEpisode, find_episode
+from glossary.transcript_imports import import_transcript
 from glossary.transcripts.parse import TranscriptError
 
 
