@@ -106,3 +106,12 @@ def test_the_version_comparison_shows_what_readers_are_told_about_each_quote(dem
     assert checked[0].startswith("“Operate as one giant cluster, one coherent cluster. And when")
     assert checked[0].endswith(": match at 25:38, shown to readers")
     assert checked[1].startswith("    Jeetu Patel: hundreds of kilometers apart operate as, um,")
+
+
+def test_the_api_says_the_same_as_the_page(client: Client, demo: Any) -> None:
+    quotes = client.get("/api/v1/entries/interconnect/").json()["quotes"]
+
+    assert [q["transcript_checked"] for q in quotes] == [True, True]
+    assert quotes[0]["transcript_passage"].startswith(
+        "Jeetu Patel: hundreds of kilometers apart operate as, um, one giant cluster"
+    )
