@@ -279,6 +279,11 @@ if not DEBUG:
 
 # How long an editorial source check stays fresh.
 CITATION_FRESHNESS_DAYS = env_int("CITATION_FRESHNESS_DAYS", 180, minimum=1)
+# How far (seconds) from its stored timestamp a quote may be found in the episode's
+# transcript and still count as a match (docs/transcripts.md).
+TRANSCRIPT_TOLERANCE_SECONDS = env_int("TRANSCRIPT_TOLERANCE_SECONDS", 10, minimum=0)
+# The largest transcript fetched from a URL; a two-hour WebVTT is about 1.5 MB.
+TRANSCRIPT_MAX_BYTES = env_int("TRANSCRIPT_MAX_BYTES", 10 * 1024 * 1024, minimum=1024)
 SUMMARY_MAX_LENGTH = 300
 # Search engines show about this many characters of a meta description; a longer
 # summary is a publish warning (the summary field itself allows SUMMARY_MAX_LENGTH).

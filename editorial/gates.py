@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from editorial import newsroom
 from editorial.models import InterestDisclosureWaiver
+from glossary.episode_transcripts import QuoteCheck, check_entries
 from glossary.models import (
     Appearance,
     Citation,
@@ -50,6 +51,7 @@ from glossary.models import (
     Sponsorship,
 )
 from glossary.timestamps import format_timestamp
+from glossary.transcripts.verify import Outcome
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,9 @@ INTEREST_DISCLOSED = "interest_disclosed"
 SEE_ALSO_PUBLISHED = "see_also_published"
 SUMMARY_PRESENT = "summary_present"
 SUMMARY_LENGTH = "summary_length"
+QUOTE_IN_TRANSCRIPT = "quote_in_transcript"
+QUOTE_AT_ITS_TIME = "quote_at_its_time"
+QUOTE_SPEAKER = "quote_speaker"
 
 
 def blocking_failures(results: list[GateResult]) -> list[GateResult]:
@@ -156,12 +161,15 @@ def run_gates_for(
     scope: QuerySet[Entry],
     *,
     now: datetime.datetime | None = None,
+    transcripts: bool = True,
 ) -> dict[int, list[GateResult]]:
     """`run_gates` for many entries at once, at the same fixed number of queries.
 
     `scope` is a queryset selecting the same entries (used as a sub-select, so
     the SQL does not grow with the number of entries); the dashboard passes
-    ``Entry.objects.published()``.
+    ``Entry.objects.published()``. With `transcripts=False` quotes are not checked
+    against transcripts (the dashboard: reading every transcript of the site on each
+    view costs too much; `verify_quotes` and the bulk task cover the whole site).
     """
     now = now or timezone.now()
     entries = list(entries)
@@ -233,6 +241,11 @@ def run_gates_for(
         .order_by("order", "pk")
     )
 
+    quote_checks: dict[int, list[QuoteCheck]] = {}
+    if transcripts:
+        for check in check_entries(scope):
+            quote_checks.setdefault(check.entry.pk, []).append(check)
+
     out: dict[int, list[GateResult]] = {}
     for entry in entries:
         pk = entry.pk
@@ -252,6 +265,8 @@ def run_gates_for(
             entry, entry_refs, entry_quotes, entry_disclosures, appearances, waived.get(pk, set())
         )
         results += _see_also_checks(entry, see_also.get(pk, []))
+        if transcripts:
+            results += _transcript_checks(entry, quote_checks.get(pk, []))
         out[pk] = results
     return out
 
@@ -566,3 +581,64 @@ def _see_also_checks(entry: Entry, see_also: list[SeeAlso]) -> list[GateResult]:
             blocking=False,
         )
     ]
+
+
+def _transcript_checks(entry: Entry, checks: list[QuoteCheck]) -> list[GateResult]:
+    """Quotes and quoted phrases against the episode transcripts: one not found blocks;
+    one said at another time, or by someone else, warns."""
+    results: list[GateResult] = []
+    for check in checks:
+        verdict = check.verdict
+        what = (
+            f"The quote “{_short(check.text, 50)}”"
+            if check.kind == "quote"
+            else f"The phrase “{_short(check.text, 50)}” quoted in an episode reference"
+        )
+        where = f"{_episode_label(check.episode)} at {format_timestamp(verdict.stored_at)}"
+        inline = "quotes" if check.kind == "quote" else "references"
+        if verdict.verdict == Outcome.NOT_FOUND:
+            results.append(
+                GateResult.block(
+                    QUOTE_IN_TRANSCRIPT,
+                    f"{what} ({where}) is not in the episode's transcript (closest score "
+                    f"{verdict.score:.0f}, needs {verdict.threshold:.0f}). Check its wording "
+                    "against the episode, or override with a reason if the transcript is wrong.",
+                    _entry_url(entry, inline),
+                )
+            )
+        elif verdict.verdict == Outcome.ELSEWHERE and verdict.found_at is not None:
+            fix = (
+                _url("desk:quote-move", check.quote.pk)
+                if check.quote is not None
+                else _entry_url(entry, inline)
+            )
+            results.append(
+                GateResult.warn(
+                    QUOTE_AT_ITS_TIME,
+                    f"{what} is placed at {format_timestamp(verdict.stored_at)} in "
+                    f"{_episode_label(check.episode)}, but the transcript has it at "
+                    f"{format_timestamp(verdict.found_at)}.",
+                    fix,
+                )
+            )
+        if verdict.speaker_agrees is False:
+            results.append(
+                GateResult.warn(
+                    QUOTE_SPEAKER,
+                    f"{what} ({where}) is credited to {check.speaker}, but the transcript "
+                    f"gives the words to {verdict.speaker}.",
+                    _entry_url(entry, inline),
+                )
+            )
+    if not any(r.blocks for r in results):
+        checked = [c for c in checks if c.verdict.verdict != Outcome.NO_TRANSCRIPT]
+        message = (
+            f"{_plural(len(checked), 'quote')} and quoted phrase"
+            f"{'' if len(checked) == 1 else 's'} found in the episode transcripts."
+            if checked
+            else "No quote could be checked: no transcript for the episodes quoted."
+            if checks
+            else "The entry quotes nothing from an episode."
+        )
+        results.insert(0, GateResult.ok(QUOTE_IN_TRANSCRIPT, message, blocking=True))
+    return results

@@ -218,3 +218,50 @@ class ShareLink(models.Model):
 
     def live_at(self, now: datetime.datetime) -> bool:
         return self.revoked_at is None and now < self.expires_at
+
+
+class QuoteCheckRun(models.Model):
+    """One run of the bulk check of every quote against the transcripts, with its progress.
+
+    The task (editorial.tasks.verify_all_quotes) claims the run, then adds to `done`
+    and `counts` after each batch of episodes, so its progress can be watched in the
+    admin while it runs (editorial.quote_checks).
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    total = models.PositiveIntegerField(
+        default=0, help_text="Quotes and quoted phrases to check, counted when the run starts."
+    )
+    done = models.PositiveIntegerField(default=0, help_text="Checked so far.")
+    counts = models.JSONField(default=dict, blank=True, help_text="Checked so far, by verdict.")
+    problems = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The first quotes not found, said elsewhere or by someone else "
+        "(as verify_quotes --json writes them).",
+    )
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "quote check run"
+
+    def __str__(self) -> str:
+        return f"Quote check {self.created_at:%Y-%m-%d %H:%M} ({self.get_state_display()})"
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.total else min(100, self.done * 100 // self.total)

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import feeds, scheduling
+from editorial import feeds, quote_checks, scheduling
 from editorial.linkcheck import service, state
 
 # A database hiccup is worth retrying; anything else is a bug and should surface.
@@ -125,3 +125,9 @@ def refresh_feeds() -> int:
 def refresh_feed(show_id: int) -> str:
     """Import one show's feed as the system user; a bad feed is recorded on the show."""
     return feeds.refresh_show(show_id)
+
+
+@shared_task(acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, max_retries=3)
+def verify_all_quotes(run_id: int) -> dict[str, int]:
+    """Check every quote against the transcripts, recording progress on the run."""
+    return quote_checks.run(run_id)

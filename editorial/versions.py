@@ -64,6 +64,17 @@ def _lines(doc: EntryDocument) -> list[tuple[str, list[str]]]:
         + (" (lightly edited)" if q.lightly_edited else "")
         for q in doc.quotes
     ]
+    # What readers are told about each quote's check, and the transcript they can open.
+    checks = []
+    for q in doc.quotes:
+        if q.check is None:
+            continue
+        at = f" at {format_timestamp(q.check.found_at)}" if q.check.found_at is not None else ""
+        shown = "shown to readers" if q.check.verified else "not claimed to readers"
+        checks.append(f"“{q.text[:60]}”: {q.check.verdict}{at}, {shown}")
+        checks += (
+            [f"    {line}" for line in q.check.passage.splitlines()] if q.check.verified else []
+        )
     citations = []
     for c in doc.citations:
         source = facts.sources[c.source]
@@ -86,6 +97,7 @@ def _lines(doc: EntryDocument) -> list[tuple[str, list[str]]]:
         ("Episode references", references),
         ("Disclosures", [disclosure(d) for d in doc.disclosures]),
         ("Quotes", quotes),
+        ("Quotes checked against the transcript", checks),
         ("Citations", citations),
         ("See also", see_also),
     ]

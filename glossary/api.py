@@ -124,6 +124,14 @@ class QuoteOut(Schema):
     episode: EpisodeRef
     start: int
     end: int | None
+    transcript_checked: bool = Field(
+        False,
+        description="Found in the episode's transcript at `start`, said by `speaker`, when "
+        "this version was saved (the page says “checked against the episode transcript”).",
+    )
+    transcript_passage: str = Field(
+        "", description="The verbatim transcript around a checked quote, one segment a line."
+    )
 
 
 class SourceOut(Schema):
@@ -363,6 +371,8 @@ def entry_detail(
                 episode=_episode_ref(facts, q.episode),
                 start=q.start,
                 end=q.end,
+                transcript_checked=q.check is not None and q.check.verified,
+                transcript_passage=q.check.passage if q.check and q.check.verified else "",
             )
             for q in doc.quotes
         ],

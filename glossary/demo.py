@@ -16,6 +16,7 @@ from pathlib import Path
 from django.db import transaction
 
 from glossary import document, publishing
+from glossary.demo_data import TRANSCRIPTS
 from glossary.episode_feed import apply_feed
 from glossary.models import (
     Appearance,
@@ -31,8 +32,10 @@ from glossary.models import (
     Show,
     Source,
     Sponsorship,
+    Transcript,
 )
 from glossary.timestamps import parse_timestamp as ts
+from glossary.transcript_imports import import_transcript
 from glossary.transcripts.feed import parse_feed
 
 # The demo show's feed: demo data, never fetched (podcast.example is a reserved name).
@@ -244,6 +247,14 @@ def _publish_if_changed(entry: Entry) -> bool:
     return True
 
 
+def _import_demo_transcript(episode: Episode, number: int) -> None:
+    path = TRANSCRIPTS[number]
+    stored = Transcript.objects.filter(episode=episode).first()
+    if stored is not None and stored.origin == f"demo_data/{path.name}":
+        return
+    import_transcript(episode, path.read_bytes(), origin=f"demo_data/{path.name}")
+
+
 @transaction.atomic
 def load_demo() -> dict[str, int]:
     """Create or refresh the demo; running it twice changes nothing the second time."""
@@ -440,6 +451,10 @@ def load_demo() -> dict[str, int]:
             SeeAlso.objects.create(
                 entry=entry, target=entries[slug], order=order, link_text=link_text, note=note
             )
+    # The demo transcripts (demo text, marked so in each file), imported only when they
+    # differ from what is stored, so running the demo twice changes nothing.
+    for episode, number in ((ep44, 44), (ep28, 28)):
+        _import_demo_transcript(episode, number)
     # Refresh so snapshots compare against the rows just written.
     published = 0
     for entry in Entry.objects.filter(pk__in=[e.pk for e in entries.values()]).select_related(

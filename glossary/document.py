@@ -32,8 +32,10 @@ from django.db.models import Prefetch, Q
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from glossary import episode_transcripts
 from glossary import models as m
 from glossary.markdown import markdown_to_text
+from glossary.transcripts.parse import Transcript as ParsedTranscript
 
 SCHEMA_VERSION = 2
 
@@ -143,6 +145,24 @@ class Reference(_Part):
     disclosures: list[Disclosure]
 
 
+class TranscriptCheck(_Part):
+    """What checking a quote against its episode's transcript found when the version was
+    saved (glossary.episode_transcripts): the verdict readers are told, and for a match
+    the verbatim transcript around it. Frozen with the version, so readers see the check
+    the reviewer saw, never the transcript tables."""
+
+    verdict: str
+    found_at: int | None
+    score: float
+    speaker_agrees: bool | None
+    passage: str = ""
+
+    @property
+    def verified(self) -> bool:
+        """Found at its timestamp, and the transcript names no other speaker."""
+        return self.verdict == "match" and self.speaker_agrees is not False
+
+
 class Quote(_Part):
     episode: int
     speaker: int
@@ -151,6 +171,8 @@ class Quote(_Part):
     text: str
     verbatim: str
     lightly_edited: bool
+    # Added within schema 2 with a default: documents saved before it read as unchecked.
+    check: TranscriptCheck | None = None
 
 
 class Citation(_Part):
@@ -289,7 +311,10 @@ def build(entry: m.Entry) -> EntryDocument:
     """
     refs = list(m.EpisodeReference.objects.filter(entry=entry).order_by("order", "pk"))
     loose_and_attached = list(m.Disclosure.objects.filter(entry=entry).order_by("order", "pk"))
-    quotes = list(m.Quote.objects.filter(entry=entry).order_by("order", "pk"))
+    quotes = list(
+        m.Quote.objects.filter(entry=entry).select_related("speaker").order_by("order", "pk")
+    )
+    transcripts = episode_transcripts.load_transcripts({q.episode_id for q in quotes})
     citations = list(
         m.Citation.objects.filter(entry=entry).select_related("source").order_by("order", "pk")
     )
@@ -367,6 +392,7 @@ def build(entry: m.Entry) -> EntryDocument:
                 text=q.text,
                 verbatim=q.verbatim,
                 lightly_edited=q.lightly_edited,
+                check=_transcript_check(q, transcripts.get(q.episode_id)),
             )
             for q in quotes
         ],
@@ -434,6 +460,26 @@ def build(entry: m.Entry) -> EntryDocument:
             )
             for s in sorted({c.source for c in citations}, key=lambda s: s.pk)
         ],
+    )
+
+
+def _transcript_check(
+    quote: m.Quote, transcript: ParsedTranscript | None
+) -> TranscriptCheck | None:
+    """The quote checked against the episode's stored transcript; None without one."""
+    if not transcript:
+        return None
+    verdict = episode_transcripts.check_quote(
+        quote.text, quote.start, quote.speaker.name, transcript
+    )
+    return TranscriptCheck(
+        verdict=str(verdict.verdict),
+        found_at=verdict.found_at,
+        score=round(verdict.score, 1),
+        speaker_agrees=verdict.speaker_agrees,
+        passage=episode_transcripts.reader_passage(transcript, verdict)
+        if verdict.verdict == "match"
+        else "",
     )
 
 

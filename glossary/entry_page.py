@@ -31,6 +31,7 @@ from glossary.document import (
     Facts,
     Organisation,
     Person,
+    TranscriptCheck,
 )
 from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
@@ -171,6 +172,18 @@ class QuoteView:
     lightly_edited: bool
     end: int | None = None
     verbatim: str = ""
+    check: TranscriptCheck | None = None
+
+    @property
+    def verified(self) -> bool:
+        """Checked against the episode's transcript when the version was saved, and found
+        where the page says, said by whom it says."""
+        return self.check is not None and self.check.verified
+
+    @property
+    def transcript_lines(self) -> list[str]:
+        """The verbatim transcript around a verified quote, one segment a line."""
+        return self.check.passage.splitlines() if self.check and self.verified else []
 
     @property
     def show_verbatim(self) -> bool:
@@ -286,6 +299,7 @@ def article(doc: EntryDocument, live_links: LiveLinks, facts: Facts | None = Non
             lightly_edited=q.lightly_edited,
             end=q.end,
             verbatim=q.verbatim,
+            check=q.check,
         )
         for q in doc.quotes
     ]

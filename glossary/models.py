@@ -235,6 +235,57 @@ class Episode(models.Model):
             )
 
 
+class Transcript(models.Model):
+    """What was said in an episode, as imported from a transcript file (glossary.transcripts).
+
+    One per episode; importing again replaces it whole (glossary.episode_transcripts).
+    Desk data: readers see a passage of it only as a published version froze it.
+    """
+
+    class Format(models.TextChoices):
+        WEBVTT = "vtt", "WebVTT"
+        SRT = "srt", "SRT"
+        JSON = "json", "Podcasting 2.0 JSON"
+
+    episode = models.OneToOneField(Episode, on_delete=models.CASCADE, related_name="transcript")
+    format = models.CharField(max_length=4, choices=Format.choices)
+    origin = models.CharField(
+        "imported from",
+        max_length=2000,
+        help_text="The file name or URL the transcript was read from.",
+    )
+    imported_at = models.DateTimeField(default=timezone.now)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    segment_count = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Transcript of {self.episode}"
+
+
+class TranscriptSegment(models.Model):
+    """A stretch of speech: seconds from the episode's start, the speaker's label, the words."""
+
+    transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="segments")
+    order = models.PositiveIntegerField()
+    start = models.FloatField()
+    end = models.FloatField()
+    speaker = models.CharField(max_length=200, blank=True)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["transcript", "order"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["transcript", "order"], name="transcriptsegment_unique_order"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{format_timestamp(int(self.start))} {self.speaker}: {self.text[:60]}"
+
+
 class Sponsorship(models.Model):
     episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="sponsorships")
     organisation = models.ForeignKey(

@@ -12,7 +12,9 @@ time, 10 never said. Times, medians of --repeat runs:
 - the warm cost of one quote (transcript already parsed and indexed), for each kind;
 - the reference, in the same run: each quote scored against the whole normalised
   transcript with RapidFuzz's partial_ratio and no index (what the index saves);
-- a projection for 50,000 quotes across 500 such episodes.
+- a projection for 50,000 quotes across 500 such episodes;
+- then bulk.py: the bulk check (the Celery task's body) over 50 such episodes stored
+  in a database, against the same checks in memory, projected to 50,000 quotes.
 
 It also checks the answers: every quote said must come back `match` (at its time) or
 `elsewhere` (with its true time), or the script exits 1.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -159,7 +162,11 @@ def main() -> int:
         f"verdicts: {dict(outcomes)}; "
         f"never-said scores {unsaid_scores[0]:.1f}-{unsaid_scores[-1]:.1f}"
     )
-    failed = False
+    # The same checks as the bulk task does them, from a database (bulk.py).
+    bulk = subprocess.run(  # noqa: S603 - this interpreter, our own script
+        [sys.executable, str(Path(__file__).with_name("bulk.py"))], check=False
+    )
+    failed = bulk.returncode != 0
     if wrong:
         print(f"WRONG: {len(wrong)} said quotes not placed at their time: {wrong[:5]}")
         failed = True

@@ -15,6 +15,7 @@ from taggit.models import Tag
 from editorial.admin import accounts
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
+from editorial.admin.quotes import QuoteCheckRunAdmin
 from editorial.admin.reference import (
     EpisodeAdmin,
     OrganisationAdmin,
@@ -24,7 +25,12 @@ from editorial.admin.reference import (
 )
 from editorial.admin.scheduling import InterestDisclosureWaiverAdmin, ScheduledActionAdmin
 from editorial.admin.sources import LinkCheckAdmin, SourceAdmin
-from editorial.models import InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
+from editorial.models import (
+    InterestDisclosureWaiver,
+    QuoteCheckRun,
+    ScheduledAction,
+    WorkflowEvent,
+)
 from glossary.models import (
     Entry,
     EntryVersion,
@@ -51,6 +57,7 @@ admin.site.register(Source, SourceAdmin)
 admin.site.register(LinkCheck, LinkCheckAdmin)
 admin.site.register(ScheduledAction, ScheduledActionAdmin)
 admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)
+admin.site.register(QuoteCheckRun, QuoteCheckRunAdmin)
 # taggit's own admin lets any staff member merge tags across entries unrecorded.
 if admin.site.is_registered(Tag):
     admin.site.unregister(Tag)

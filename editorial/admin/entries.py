@@ -32,6 +32,7 @@ from editorial.admin.forms import (
     PreloadingInlineFormSet,
 )
 from editorial.admin.gates import gate_panel
+from editorial.admin.quotes import QuoteForm, checks_by_quote, verdict_html
 from editorial.permissions import Action, acting_user, can
 from glossary import publishing
 from glossary.models import (
@@ -74,13 +75,27 @@ class EpisodeReferenceInline(EntryPartInline):
 
 class QuoteInline(EntryPartInline):
     model = Quote
+    form = QuoteForm
     fields = [
         ("order", "episode", "speaker"),
         ("start", "end", "lightly_edited"),
         "text",
         "verbatim",
+        "transcript_check",
     ]
+    readonly_fields = ["transcript_check"]
     autocomplete_fields = ["episode", "speaker"]
+
+    @admin.display(description="checked against the transcript")
+    def transcript_check(self, obj: Quote | None) -> SafeString | str:
+        if obj is None or obj.pk is None:
+            return verdict_html(None)
+        # Inline instances are made per request: every quote of the page is checked at
+        # once, at a fixed number of queries, when the first one is drawn.
+        checks = getattr(self, "_checks", None)
+        if checks is None:
+            checks = self._checks = checks_by_quote(obj.entry_id)
+        return verdict_html(checks.get(obj.pk))
 
 
 class DisclosureInline(EntryPartInline):

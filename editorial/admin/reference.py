@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
@@ -27,7 +29,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
-from editorial import feeds
+from editorial import feeds, transcripts
 from editorial.admin.base import DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
 from glossary import episode_feed, publishing
@@ -38,8 +40,11 @@ from glossary.models import (
     PublicRecord,
     Show,
     Sponsorship,
+    Transcript,
 )
+from glossary.transcript_imports import import_transcript
 from glossary.transcripts.feed import FeedError
+from glossary.transcripts.parse import TranscriptError, parse_transcript
 
 
 def tell_what_was_recorded(request: HttpRequest, versions: list[Any], what: str) -> None:
@@ -142,6 +147,41 @@ class ShowAdmin(ReferenceAdmin):
             self.message_user(request, result.summary(), level)
 
 
+class EpisodeForm(forms.ModelForm[Episode]):
+    transcript_file = forms.FileField(
+        required=False,
+        label="import a transcript",
+        help_text="A WebVTT, SRT or Podcasting 2.0 JSON file (the format is read from the "
+        "content). It replaces the episode's transcript when you save; a broken file is "
+        "refused naming its line and the transcript stays as it was. Quotes from this "
+        "episode are checked against it.",
+    )
+
+    # No Meta: the admin builds the form from the model with every field, so fields
+    # added to Episode later appear without a change here.
+
+    def clean_transcript_file(self) -> bytes | None:
+        upload = self.cleaned_data.get("transcript_file")
+        if not upload:
+            return None
+        limit = settings.TRANSCRIPT_MAX_BYTES
+        if upload.size is not None and upload.size > limit:
+            raise forms.ValidationError(
+                f"{upload.name} is {upload.size:,} bytes; transcripts are limited to {limit:,}."
+            )
+        content: bytes = upload.read()
+        try:
+            parse_transcript(content)
+        except TranscriptError as exc:
+            raise forms.ValidationError(f"{upload.name}: {exc}. Nothing was imported.") from None
+        self.transcript_name = upload.name
+        return content
+
+
+# The segments the episode page lists; the rest are counted.
+SEGMENTS_SHOWN = 200
+
+
 class EpisodeAdmin(ReferenceAdmin):
     """Episodes, with what the show's feed says differently from the desk (glossary.episode_feed).
 
@@ -150,17 +190,93 @@ class EpisodeAdmin(ReferenceAdmin):
     """
 
     kind = PublicRecord.Kind.EPISODE
+    form = EpisodeForm
     list_display = ["number", "title", "show", "season", "air_date", "feed_differences_count"]
     list_filter = ["show", "season"]
     list_select_related = ["show"]
     search_fields = ["title", "number", "show__name", "guid"]
     inlines = [SponsorshipInline, AppearanceInline]
+    actions = ["fetch_feed_transcript"]
 
-    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
-        return super().get_search_results(request, queryset.select_related("show"), search_term)
+    @admin.action(description="Fetch the transcript named in the feed", permissions=["change"])
+    def fetch_feed_transcript(self, request: HttpRequest, queryset: QuerySet[Episode]) -> None:
+        """Import each selected episode's `podcast:transcript` through the link checker's
+        guard, credited to the signed-in user; a failure leaves that episode's transcript
+        as it was and names why."""
+        user = acting_user(request)
+        for episode in queryset.select_related("show").order_by("season", "number"):
+            if not episode.transcript_url:
+                self.message_user(
+                    request,
+                    f"{episode}: the feed names no transcript; import a file on the "
+                    "episode's page instead.",
+                    messages.WARNING,
+                )
+                continue
+            try:
+                stored = transcripts.fetch_transcript(episode, episode.transcript_url, user=user)
+            except transcripts.TranscriptFetchError as exc:
+                self.message_user(
+                    request,
+                    f"{episode}: {exc}. The episode keeps the transcript it had.",
+                    messages.ERROR,
+                )
+                continue
+            self.message_user(
+                request,
+                f"{episode}: imported {stored.segment_count} transcript segments from "
+                f"{episode.transcript_url}.",
+                messages.SUCCESS,
+            )
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = super().get_fieldsets(request, obj)
+        transcript = ["transcript_file", "transcript_segments"]
+        feed = ["feed_differences"]
+        fields = [f for f in fieldsets[0][1]["fields"] if f not in transcript + feed]
+        return [
+            (None, {"fields": fields}),
+            ("What the show's feed says differently", {"fields": feed}),
+            ("Transcript", {"fields": transcript}),
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [*super().get_readonly_fields(request, obj), "feed_differences"]
+        return [
+            *super().get_readonly_fields(request, obj),
+            "transcript_segments",
+            "feed_differences",
+        ]
+
+    @admin.display(description="transcript")
+    def transcript_segments(self, obj: Episode | None) -> SafeString | str:
+        stored = Transcript.objects.filter(episode=obj).first() if obj and obj.pk else None
+        if stored is None:
+            return "No transcript yet: quotes from this episode cannot be checked."
+        segments = list(stored.segments.all()[:SEGMENTS_SHOWN])
+        return render_to_string(
+            "editorial/transcript_segments.html",
+            {
+                "transcript": stored,
+                "segments": segments,
+                "more": stored.segment_count - len(segments),
+            },
+        )
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        content = form.cleaned_data.get("transcript_file")
+        if content:
+            # After the episode's own changes are recorded: the import records, credited
+            # to you, a version of each entry whose quotes' check it changes.
+            stored = import_transcript(
+                form.instance, content, origin=form.transcript_name, user=acting_user(request)
+            )
+            messages.success(
+                request,
+                f"Imported {stored.segment_count} transcript segments "
+                f"({stored.get_format_display()}) from {form.transcript_name}. Entries quoting "
+                "this episode whose check it changes have a new version credited to you.",
+            )
 
     @admin.display(description="feed differences")
     def feed_differences_count(self, obj: Episode) -> int:

@@ -9,6 +9,7 @@ from django.urls import path
 
 from editorial.admin.dashboard import dashboard_view
 from editorial.admin.gates import generate_sponsorship, interest_not_needed
+from editorial.admin.quotes import move_quote
 
 app_name = "desk"
 
@@ -24,4 +25,5 @@ urlpatterns = [
         site.admin_view(interest_not_needed),
         name="gates-interest-not-needed",
     ),
+    path("quotes/<int:quote_id>/move/", site.admin_view(move_quote), name="quote-move"),
 ]
