@@ -52,6 +52,8 @@ from glossary.models import (
     Show,
     Source,
     Sponsorship,
+    Transcript,
+    TranscriptSegment,
 )
 from glossary.publishing import bump_generation
 from glossary.signals import live_content_changed
@@ -78,6 +80,8 @@ TABLES: list[Table] = [
     Table("people", Person),
     Table("organisations", Organisation),
     Table("episodes", Episode),
+    Table("transcripts", Transcript),
+    Table("transcript_segments", TranscriptSegment),
     Table("sponsorships", Sponsorship),
     Table("appearances", Appearance),
     Table("sources", Source),
@@ -105,6 +109,7 @@ NOT_EXPORTED = {
     "glossary.SiteGeneration": "the page cache's token; a new one is made on import",
     "editorial.SchedulerHeartbeat": "when this installation's scheduler last ran",
     "editorial.ShareLink": "preview links are signed with the old site's SECRET_KEY; share again",
+    "editorial.QuoteCheckRun": "a bulk check's progress; start a new run after importing",
 }
 
 USER_FIELDS = [
@@ -610,6 +615,7 @@ MERGE_KEYS: dict[str, tuple[str, ...]] = {
     "people": ("slug",),
     "organisations": ("slug",),
     "episodes": ("show", "season", "number"),
+    "transcripts": ("episode",),
     "sponsorships": ("episode", "organisation"),
     "appearances": ("episode", "person"),
     "sources": ("url",),
@@ -618,6 +624,7 @@ MERGE_KEYS: dict[str, tuple[str, ...]] = {
 # Rows that come along with the row they belong to, only when that row is added.
 MERGE_OWNED: dict[str, str] = {
     "link_checks": "source",
+    "transcript_segments": "transcript",
     "entry_tags": "object_id",
     "episode_references": "entry",
     "quotes": "entry",

@@ -150,7 +150,7 @@ def test_merge_dry_run_says_what_it_would_add_and_adds_nothing(
     assert "entries added as drafts: imported-term" in out
     assert "entries: add 1, keep 13 already here" in out
     assert "citations: add 1" in out
-    assert "entry_versions: 13 not merged" in out
+    assert f"entry_versions: {len(exported['tables']['entry_versions'])} not merged" in out
     assert Entry.objects.count() == entries
 
     records = PublicRecord.objects.count()
@@ -180,7 +180,10 @@ def test_both_commands_draw_progress_on_stderr(exported: dict[str, Any], tmp_pat
     call_command("import_glossary", str(tmp_path / "again.json"), stdout=StringIO(), stderr=err)
     lines = err.getvalue().splitlines()
     assert any(line.startswith("checking entries") and "13/13" in line for line in lines)
-    assert any(line.startswith("entry_versions") and "13/13" in line for line in lines)
+    versions = len(exported["tables"]["entry_versions"])
+    assert any(
+        line.startswith("entry_versions") and f"{versions}/{versions}" in line for line in lines
+    )
 
 
 def test_rows_made_after_an_import_get_new_ids(exported: dict[str, Any], tmp_path: Path) -> None:

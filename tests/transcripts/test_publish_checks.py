@@ -39,8 +39,8 @@ def test_a_quote_not_in_the_transcript_blocks(interconnect: Entry) -> None:
 
     assert result.blocks
     assert result.message.startswith(
-        "The quote “Words that were never spoken on the show.” (episode 44 at 25:38) is not "
-        "in the episode's transcript"
+        "The quote “Words that were never spoken on the show.” (episode 44 (“Scale Across: "
+        "When Two Data Centers Act as One”) at 25:38) is not in the episode's transcript"
     )
     assert result.fix_url is not None and result.fix_url.endswith("#quotes-group")
 
@@ -52,7 +52,10 @@ def test_a_quote_at_another_time_warns_and_links_the_move(interconnect: Entry) -
     [result] = results(interconnect, gates.QUOTE_AT_ITS_TIME)
 
     assert result.is_warning
-    assert "placed at 10:00 in episode 44, but the transcript has it at 25:38" in result.message
+    assert (
+        "placed at 10:00 in episode 44 (“Scale Across: When Two Data Centers Act as One”), "
+        "but the transcript has it at 25:38" in result.message
+    )
     assert result.fix_url == f"/admin/quotes/{quote.pk}/move/"
     assert results(interconnect, gates.QUOTE_IN_TRANSCRIPT)[0].passed
 
