@@ -22,6 +22,7 @@ from editorial import newsroom
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.reference import ReferenceAdmin
 from editorial.permissions import Action, acting_user, can
+from editorial.sourcetext import service as sourcetext
 from editorial.tasks import QueueUnavailable, queue_check_now
 from glossary import publishing
 from glossary.fields import WebURLValidator
@@ -178,15 +179,23 @@ class SourceAdmin(ReferenceAdmin):
             return
         now = timezone.now()
         today = newsroom.today(now)
+        # Pages with no stored text are fetched before the transaction opens: a slow
+        # site must not hold row locks for the length of its timeout.
+        fetched = sourcetext.fetch_texts(
+            s.url for s in sourcetext.sources_needing_fetch(queryset.order_by())
+        )
         with transaction.atomic():
             sources = list(queryset.select_for_update())
-            for source in sources:
-                source.confirmed_fingerprint = source.last_fingerprint
-                source.confirmed_at = now
-            Source.objects.bulk_update(sources, ["confirmed_fingerprint", "confirmed_at"])
             user = acting_user(request)
             cited = Citation.objects.filter(source__in=sources).update(
                 checked_on=today, checked_by=user
+            )
+            # The one confirmation rule (the entry's "checked on" date uses it too).
+            sourcetext.confirm_citations(
+                list(Citation.objects.filter(source__in=sources).select_related("source", "entry")),
+                user=user,
+                now=now,
+                fetched=fetched,
             )
             # New check dates are a change to each citing entry: recorded as its version,
             # published by someone other than the fact-checker.
