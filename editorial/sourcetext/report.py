@@ -199,7 +199,7 @@ def claim_warnings(citations: Iterable[Citation]) -> list[ClaimWarning]:
     changed = {c.source_id for c in citations if c.source.changed_since_confirmed and c.note}
     if not changed:
         return []
-    by_source = {c.source_id: c for c in changes(Source.objects.filter(pk__in=changed))}
+    by_source = {c.source.pk: c for c in changes(Source.objects.filter(pk__in=changed))}
     wanted = {(c.entry_id, c.source_id) for c in citations}
     return [
         claim
