@@ -1,4 +1,4 @@
-"""`manage.py source_changes [--json]`: sources whose current text differs from the confirmed one."""
+"""`manage.py source_changes [--json]`: sources whose current text is not the confirmed one."""
 
 from __future__ import annotations
 
