@@ -6,11 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.linkcheck.conftest import (  # noqa: F401 - fixtures used by these tests
+from tests.linkcheck.conftest import (  # noqa: F401 - fixtures and the worker tests' SQLite hook
     allow_loopback,
     fast_checks,
     network_fence,
     no_kept_checkers,
+    pytest_collection_modifyitems,
 )
 from tests.sourcetext.site import ChangingSite
 
