@@ -176,9 +176,9 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     ]
     # Entries whose sources no longer say what their notes quote (a warning, not a block).
     claims = [
-        GateFailures(entry, found)
+        GateFailures(entry, held)
         for entry in published
-        if (found := [r for r in results[entry.pk] if r.code == gates.CLAIM_HELD and r.is_warning])
+        if (held := [r for r in results[entry.pk] if r.code == gates.CLAIM_HELD and r.is_warning])
     ]
     aging_cutoff = now - datetime.timedelta(days=settings.DASHBOARD_AGING_DAYS)
     aging = [

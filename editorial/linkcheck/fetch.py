@@ -530,7 +530,7 @@ class Checker:
         while queue is not None and not queue.empty():
             job = queue.get_nowait()
             if job is not None:
-                job[1].cancel()  # never started: its caller must not wait for ever
+                job[2].cancel()  # never started: its caller must not wait for ever
         if self._session is not None:
             await self._session.close()
         if self._shared is not None:

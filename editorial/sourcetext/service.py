@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 
@@ -124,14 +124,14 @@ def sources_needing_fetch(sources: Iterable[Source]) -> list[Source]:
     return needed
 
 
-User = AbstractBaseUser | AnonymousUser | None
+Confirmer = AbstractBaseUser | AnonymousUser | None
 
 
 @transaction.atomic
 def confirm_citations(
     citations: Sequence[Citation],
     *,
-    user: User,
+    user: Confirmer,
     now: datetime.datetime | None = None,
     fetched: Mapping[str, Fetched] | None = None,
 ) -> list[CitationConfirmation]:
@@ -178,9 +178,10 @@ def confirm_citations(
             confirmed_at=now,
         )
     confirmations = []
-    by = user if user is not None and user.is_authenticated else None
+    by = user if isinstance(user, User) and user.is_authenticated else None
     for citation in citations:
         stored, fingerprint = texts[citation.source_id]
+        assert citation.checked_on is not None  # noqa: S101 - filtered above
         confirmations.append(
             CitationConfirmation(
                 entry_id=citation.entry_id,

@@ -8,6 +8,7 @@ from typing import Any
 from django.test import Client
 
 from editorial.linkcheck import service
+from editorial.models import SourceText
 from editorial.sourcetext import service as sourcetext
 from glossary.models import Citation, Entry, Source
 from tests.personas import client_for
@@ -16,6 +17,12 @@ from tests.sourcetext.site import ChangingSite
 from tests.workflow.formdata import form_data
 
 CONFIRMED_ON = datetime.date(2026, 11, 20)
+
+
+def stored_text(stored: SourceText | None) -> str:
+    """A stored text, which the test expects to be there."""
+    assert stored is not None, "no text was stored"
+    return sourcetext.text_of(stored)
 
 
 def nvlink_source(site: ChangingSite, name: str = "nvlink") -> Source:

@@ -7,7 +7,6 @@ from django.urls import reverse
 
 from editorial.linkcheck.fingerprint import fingerprint
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
-from editorial.sourcetext import service as sourcetext
 from glossary.models import Citation
 from tests.personas import client_for
 from tests.sourcetext.helpers import (
@@ -17,6 +16,7 @@ from tests.sourcetext.helpers import (
     confirm_in_admin,
     nvlink_source,
     scheduled_check,
+    stored_text,
 )
 from tests.sourcetext.pages import PAGE_V1, PAGE_V2
 
@@ -54,7 +54,7 @@ def test_a_confirmation_with_no_stored_text_fetches_the_page_then_and_keeps_its_
     assert confirmation.confirmed_on == CONFIRMED_ON
     assert confirmation.confirmed_by == fact_checker
     assert confirmation.text is not None
-    text = sourcetext.text_of(confirmation.text)
+    text = stored_text(confirmation.text)
     assert "delivers 3 TB/s of bandwidth per GPU" in text
     assert "Buy DGX today" not in text  # the ad is not the page's text
     assert SourceSnapshot.objects.get().fingerprint == confirmation.fingerprint
@@ -78,7 +78,7 @@ def test_confirming_uses_the_text_as_last_fetched_without_fetching_again(
     assert "Confirmed 1 source(s) today" in response.content.decode()
     assert site.paths() == []  # the checked text was stored: no fetch
     latest = CitationConfirmation.objects.latest()
-    assert "delivers 3.6 TB/s" in sourcetext.text_of(latest.text)
+    assert "delivers 3.6 TB/s" in stored_text(latest.text)
     source.refresh_from_db()
     assert source.confirmed_fingerprint == fingerprint(PAGE_V2, "text/html")
     assert not source.changed_since_confirmed

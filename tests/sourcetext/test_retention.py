@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
 from editorial.sourcetext import service as sourcetext
-from tests.sourcetext.helpers import cite, confirm_in_admin, nvlink_source
+from tests.sourcetext.helpers import cite, confirm_in_admin, nvlink_source, stored_text
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
 
@@ -32,8 +32,8 @@ def test_old_texts_go_but_the_confirmed_one_and_the_latest_stay(
     assert SourceText.objects.count() == 6
     deleted = sourcetext.prune(now=start + datetime.timedelta(days=10))
     assert deleted == 3
-    kept = {sourcetext.text_of(t) for t in SourceText.objects.all()}
-    confirmed = sourcetext.text_of(CitationConfirmation.objects.get().text)
+    kept = {stored_text(t) for t in SourceText.objects.all()}
+    confirmed = stored_text(CitationConfirmation.objects.get().text)
     assert kept == {confirmed, "Version 5 says 5 TB/s.", "Version 4 says 4 TB/s."}
     # The history stays (its text emptied) until it ages out with the check history.
     assert SourceSnapshot.objects.filter(source=source).count() == 6

@@ -6,7 +6,6 @@ import pytest
 
 from editorial.linkcheck import service
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
-from editorial.sourcetext import service as sourcetext
 from glossary.models import LinkCheck
 from tests.sourcetext.helpers import (
     change_page,
@@ -14,6 +13,7 @@ from tests.sourcetext.helpers import (
     confirm_in_admin,
     nvlink_source,
     scheduled_check,
+    stored_text,
 )
 from tests.sourcetext.pages import ARTICLE_V1, vendor_page
 
@@ -45,9 +45,9 @@ def test_a_check_that_finds_new_words_stores_them_and_keeps_the_confirmed_text(
     assert confirmed.changed_since_confirmed
     newest = SourceSnapshot.objects.filter(source=confirmed).latest()
     assert newest.fingerprint == confirmed.last_fingerprint
-    assert "delivers 3.6 TB/s" in sourcetext.text_of(newest.text)
+    assert "delivers 3.6 TB/s" in stored_text(newest.text)
     kept = CitationConfirmation.objects.get().text
-    assert "delivers 3 TB/s" in sourcetext.text_of(kept)
+    assert "delivers 3 TB/s" in stored_text(kept)
     assert SourceText.objects.count() == 2
 
 

@@ -19,10 +19,9 @@ from django.core.management import call_command
 
 from editorial import gates
 from editorial.models import CitationConfirmation, SourceSnapshot
-from editorial.sourcetext import service as sourcetext
 from glossary.models import Source
 from tests.linkcheck.test_worker import Processes, wait_for
-from tests.sourcetext.helpers import change_page, cite, confirm_in_admin, nvlink_source
+from tests.sourcetext.helpers import change_page, cite, confirm_in_admin, nvlink_source, stored_text
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -62,8 +61,8 @@ def test_the_scheduled_check_stores_the_changed_text_and_keeps_the_confirmed_one
         print(processes.logs())
         raise
     newest = SourceSnapshot.objects.filter(source=source).latest()
-    assert "delivers 3.6 TB/s" in sourcetext.text_of(newest.text)
-    assert "delivers 3 TB/s" in sourcetext.text_of(CitationConfirmation.objects.get().text)
+    assert "delivers 3.6 TB/s" in stored_text(newest.text)
+    assert "delivers 3 TB/s" in stored_text(CitationConfirmation.objects.get().text)
     out = StringIO()
     call_command("source_changes", "--json", stdout=out)
     [found] = json.loads(out.getvalue())
