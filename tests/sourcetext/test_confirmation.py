@@ -7,6 +7,9 @@ from django.urls import reverse
 
 from editorial.linkcheck.fingerprint import fingerprint
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
+from editorial.versions import compare
+from glossary import publishing
+from glossary.document import load
 from glossary.models import Citation
 from tests.personas import client_for
 from tests.sourcetext.helpers import (
@@ -142,3 +145,17 @@ def test_saving_an_unchanged_check_date_confirms_nothing(site, make_entry, fact_
     confirm_in_admin(fact_checker, entry, CONFIRMED_ON)  # unchanged date: not a confirmation
     assert CitationConfirmation.objects.count() == 0
     assert site.paths() == []
+
+
+def test_the_reviewer_sees_the_excerpt_in_the_version_compare(
+    site, make_entry, fact_checker
+) -> None:
+    source = nvlink_source(site)
+    entry = make_entry("NVLink")
+    cite(entry, source)
+    publishing.save_version(entry)
+    confirm_in_admin(fact_checker, entry)
+    before, after = (load(v.data) for v in entry.versions.order_by("number"))
+    [section] = [s for s in compare(before, after) if s.title == "Citations"]
+    added = [str(row.right) for row in section.rows if row.kind != "equal"]
+    assert any("said on 2026-11-20" in row and "3 TB/s" in row for row in added)
