@@ -99,6 +99,8 @@ def main() -> int:
                 seen = source.seen_at(first_seen).replace(tzinfo=UTC)
                 stored[version] = service.record_text(row.pk, text, f"{version:064d}", seen)
                 snapshots += 1
+            if (index + 1) % 1000 == 0:
+                print(f"  {index + 1:,} sources stored", file=sys.stderr, flush=True)
             confirmed = stored.get(source.confirmed) or next(iter(stored.values()))
             assert confirmed.text is not None
             confirmations.append(

@@ -141,8 +141,9 @@ class SourceAdmin(ReferenceAdmin):
         if change is None:
             if obj.changed_since_confirmed:
                 return (
-                    "The page changed since it was confirmed, but no text of it was stored "
-                    "from before: the next check stores it, and re-confirming keeps it."
+                    "The page changed since it was confirmed, but the two texts to compare "
+                    "were not both stored (it was confirmed before texts were kept, or the "
+                    "page could not be read then). Re-confirming stores the page as it is now."
                 )
             return "The page says what it said when it was confirmed."
 

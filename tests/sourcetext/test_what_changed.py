@@ -100,3 +100,14 @@ def test_the_summary_for_fact_checkers_puts_the_figures_first(site, entry) -> No
     assert lines[3] == f"- NVLink (nvlink): {NOW_SAYS}"
     assert "  + The sixth generation of NVLink delivers 3.6 TB/s" in summary
     assert lines[-1] == "Cited by: nvlink."
+
+
+def test_a_change_without_both_texts_stored_says_so_rather_than_showing_nothing(
+    make_source, editor
+) -> None:
+    # Confirmed before texts were kept: the fingerprints differ, no text to compare.
+    source = make_source(confirmed_fingerprint="a" * 64, last_fingerprint="b" * 64)
+    url = reverse("admin:glossary_source_change", args=[source.pk])
+    page = client_for(editor).get(url).content.decode()
+    assert "the two texts to compare were not both stored" in page
+    assert "Re-confirming stores the page as it is now." in page
