@@ -93,9 +93,10 @@ def fetch_texts(urls: Iterable[str]) -> dict[str, Fetched]:
     """Fetch pages now through the link checker's SSRF-safe client (timeouts, size cap).
 
     A page that cannot be read (dead, refused, not text) maps to an empty text.
+    Nothing is fetched when SOURCETEXT_FETCH_ON_CONFIRM is off.
     """
     wanted = list(dict.fromkeys(urls))
-    if not wanted:
+    if not wanted or not settings.SOURCETEXT_FETCH_ON_CONFIRM:
         return {}
     results = run(
         check_urls(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,13 @@ from tests.linkcheck.conftest import (  # noqa: F401 - fixtures and the worker t
     pytest_collection_modifyitems,
 )
 from tests.sourcetext.site import ChangingSite
+
+
+@pytest.fixture(autouse=True)
+def fetch_on_confirm(settings: Any) -> None:
+    """The product's default; tests elsewhere turn it off (tests/conftest.py): these are
+    fenced to loopback and serve the pages they confirm."""
+    settings.SOURCETEXT_FETCH_ON_CONFIRM = True
 
 
 @pytest.fixture(scope="session")

@@ -159,3 +159,15 @@ def test_the_reviewer_sees_the_excerpt_in_the_version_compare(
     [section] = [s for s in compare(before, after) if s.title == "Citations"]
     added = [str(row.right) for row in section.rows if row.kind != "equal"]
     assert any("said on 2026-11-20" in row and "3 TB/s" in row for row in added)
+
+
+def test_with_fetching_on_confirm_off_nothing_is_fetched_and_no_text_is_tied(
+    site, make_entry, fact_checker, settings
+) -> None:
+    settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+    source = nvlink_source(site)
+    entry = make_entry("NVLink")
+    cite(entry, source)
+    confirm_in_admin(fact_checker, entry)
+    assert site.paths() == []
+    assert CitationConfirmation.objects.get().text is None
