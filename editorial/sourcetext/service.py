@@ -14,6 +14,7 @@ source's main text as last fetched, fetched there and then when there is none.
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,8 @@ from editorial.sourcetext.excerpt import excerpt
 from editorial.sourcetext.store import StoredRef, compress, content_hash, decompress, to_keep
 from editorial.sourcetext.text import UnsupportedContent, readable_text
 from glossary.models import Citation, Source
+
+log = logging.getLogger(__name__)
 
 
 def save_text(text: str) -> SourceText:
@@ -60,10 +63,17 @@ def record_text(
 def record_page(
     source_id: int, body: str, content_type: str, fingerprint: str, at: datetime.datetime
 ) -> SourceSnapshot | None:
-    """Store the readable text of a fetched page body; None when it holds no readable text."""
+    """Store the readable text of a fetched page body; None when it holds no readable text.
+
+    Called while a check's results are recorded: a page whose text cannot be read
+    is logged and skipped, never allowed to undo the link checks recorded with it.
+    """
     try:
         text = readable_text(body, content_type)
     except UnsupportedContent:
+        return None
+    except (ValueError, RuntimeError):
+        log.exception("Could not read the text of source %s; its check is recorded", source_id)
         return None
     return record_text(source_id, text, fingerprint, at) if text else None
 

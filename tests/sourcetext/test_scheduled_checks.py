@@ -6,6 +6,7 @@ import pytest
 
 from editorial.linkcheck import service
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
+from editorial.sourcetext import service as sourcetext
 from glossary.models import LinkCheck
 from tests.sourcetext.helpers import (
     change_page,
@@ -76,3 +77,17 @@ def test_checks_without_a_text_store_hold_no_page_bodies(site, confirmed) -> Non
     [result] = service.check_claimed(claim)
     assert result.body == ""
     assert SourceSnapshot.objects.count() == 1
+
+
+def test_a_page_whose_text_cannot_be_read_still_has_its_check_recorded(
+    site, confirmed, monkeypatch, caplog
+) -> None:
+    def broken(body: str, content_type: str) -> str:
+        raise RuntimeError("readable text lost alignment with the fingerprint's text")
+
+    monkeypatch.setattr(sourcetext, "readable_text", broken)
+    change_page(site)
+    scheduled_check(confirmed)
+    assert LinkCheck.objects.filter(source=confirmed).count() == 1
+    assert SourceSnapshot.objects.count() == 1  # only the confirmation's
+    assert f"Could not read the text of source {confirmed.pk}" in caplog.text
