@@ -360,6 +360,14 @@ LINKCHECK_FAILING_INTERVAL_DAYS = (
 # Sources cited only by archived entries are re-checked this many times less often.
 LINKCHECK_ARCHIVED_FACTOR = env_float("LINKCHECK_ARCHIVED_FACTOR", 4.0, minimum=1.0)
 LINKCHECK_RETENTION_DAYS = env_int("LINKCHECK_RETENTION_DAYS", 400, minimum=1)
+# Stored page texts (editorial.sourcetext, docs/sources.md): every text a confirmation
+# saw is kept, plus each source's latest this many distinct texts; the rest is pruned
+# with the check history. 3 keeps ~6.5 KB per source (bench/README.md).
+SOURCETEXT_KEEP_LATEST = env_int("SOURCETEXT_KEEP_LATEST", 3, minimum=1)
+# Confirming a citation whose page has no stored text fetches the page then. Off where
+# the desk must not reach the internet (an air-gapped install, the test suite): such
+# confirmations keep no text until a check finds the page changed.
+SOURCETEXT_FETCH_ON_CONFIRM = env_bool("SOURCETEXT_FETCH_ON_CONFIRM", True)
 # Sources per Celery task: one task checks a batch concurrently.
 LINKCHECK_BATCH_SIZE = env_int("LINKCHECK_BATCH_SIZE", 200, minimum=1)
 LINKCHECK_MAX_PER_RUN = env_int("LINKCHECK_MAX_PER_RUN", 20000, minimum=1)

@@ -14,6 +14,7 @@ so a failure leaves nothing behind.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import json
 from collections.abc import Callable, Iterable
@@ -31,7 +32,14 @@ from django.utils import timezone
 from taggit.managers import TaggableManager
 from taggit.models import Tag, TaggedItem
 
-from editorial.models import InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
+from editorial.models import (
+    CitationConfirmation,
+    InterestDisclosureWaiver,
+    ScheduledAction,
+    SourceSnapshot,
+    SourceText,
+    WorkflowEvent,
+)
 from editorial.permissions import sync_roles
 from glossary import cache as public_cache
 from glossary.models import (
@@ -86,6 +94,8 @@ TABLES: list[Table] = [
     Table("appearances", Appearance),
     Table("sources", Source),
     Table("link_checks", LinkCheck),
+    Table("source_texts", SourceText),
+    Table("source_snapshots", SourceSnapshot),
     Table("entries", Entry),
     Table("entry_tags", TaggedItem),
     Table("entry_versions", EntryVersion),
@@ -95,6 +105,7 @@ TABLES: list[Table] = [
     Table("disclosures", Disclosure),
     Table("citations", Citation),
     Table("see_also", SeeAlso),
+    Table("citation_confirmations", CitationConfirmation),
     Table("public_records", PublicRecord),
     Table("workflow_events", WorkflowEvent),
     Table("interest_waivers", InterestDisclosureWaiver),
@@ -179,6 +190,9 @@ def _related_table(f: models.Field[Any, Any]) -> str:
 def _encode(value: Any) -> Any:
     if isinstance(value, datetime.datetime | datetime.date | datetime.time):
         return value.isoformat()
+    if isinstance(value, bytes | memoryview):
+        # BinaryField.to_python reads base64 back.
+        return base64.b64encode(bytes(value)).decode("ascii")
     return value
 
 
@@ -619,12 +633,15 @@ MERGE_KEYS: dict[str, tuple[str, ...]] = {
     "sponsorships": ("episode", "organisation"),
     "appearances": ("episode", "person"),
     "sources": ("url",),
+    "source_texts": ("content_hash",),
     "entries": ("slug",),
 }
 # Rows that come along with the row they belong to, only when that row is added.
 MERGE_OWNED: dict[str, str] = {
     "link_checks": "source",
     "transcript_segments": "transcript",
+    "source_snapshots": "source",
+    "citation_confirmations": "entry",
     "entry_tags": "object_id",
     "episode_references": "entry",
     "quotes": "entry",

@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from editorial import newsroom
 from editorial.models import InterestDisclosureWaiver
+from editorial.sourcetext import report
 from glossary.episode_transcripts import QuoteCheck, check_entries
 from glossary.models import (
     Appearance,
@@ -98,6 +99,7 @@ HAS_SOURCE = "has_source"
 CITATION_FRESH = "citation_fresh"
 SOURCE_NOT_BROKEN = "source_not_broken"
 SOURCE_MOVED = "source_moved"
+CLAIM_HELD = "claim_held"
 TIMESTAMP_IN_EPISODE = "timestamp_in_episode"
 SPONSORSHIP_DISCLOSED = "sponsorship_disclosed"
 INTEREST_DISCLOSED = "interest_disclosed"
@@ -184,6 +186,10 @@ def run_gates_for(
     citations = grouped(
         Citation.objects.filter(entry__in=ids).select_related("source").order_by("order", "pk")
     )
+    # Stored texts are read only when a cited page changed since it was confirmed.
+    claims: dict[int, list[report.ClaimWarning]] = {}
+    for warning in report.claim_warnings(c for cited in citations.values() for c in cited):
+        claims.setdefault(warning.entry_id, []).append(warning)
     references = grouped(
         EpisodeReference.objects.filter(entry__in=ids)
         .select_related("episode", "speaker")
@@ -254,7 +260,7 @@ def run_gates_for(
         episode_ids = {r.episode_id for r in entry_refs} | {q.episode_id for q in entry_quotes}
         episode_ids |= {d.episode_id for d in entry_disclosures if d.episode_id}
         results = _summary_checks(entry)
-        results += _citation_checks(entry, citations.get(pk, []), now)
+        results += _citation_checks(entry, citations.get(pk, []), now, claims.get(pk, []))
         results += _timestamp_checks(entry, entry_refs, entry_quotes, entry_disclosures)
         results += _sponsorship_checks(
             entry,
@@ -309,7 +315,10 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
 
 
 def _citation_checks(
-    entry: Entry, citations: list[Citation], now: datetime.datetime
+    entry: Entry,
+    citations: list[Citation],
+    now: datetime.datetime,
+    claims: list[report.ClaimWarning],
 ) -> list[GateResult]:
     fix = _entry_url(entry, "citations")
     if not citations:
@@ -386,7 +395,30 @@ def _citation_checks(
     results += broken or [
         GateResult.ok(SOURCE_NOT_BROKEN, "No cited source is broken.", blocking=True)
     ]
+    results += _claim_checks(claims)
     return results
+
+
+def _claim_checks(claims: list[report.ClaimWarning]) -> list[GateResult]:
+    """Notes quoting a figure or phrase their source's current text no longer says.
+
+    A warning: the page may have corrected itself, or the entry may need to; a
+    fact-checker reads the change and re-confirms or edits. Reads stored texts
+    only for sources whose page changed since it was confirmed.
+    """
+    found = [
+        GateResult.warn(
+            CLAIM_HELD,
+            warning.message,
+            _url("admin:glossary_source_change", warning.source.pk, anchor="what-changed"),
+        )
+        for warning in claims
+    ]
+    return found or [
+        GateResult.ok(
+            CLAIM_HELD, "Every cited source still says what its note quotes.", blocking=False
+        )
+    ]
 
 
 def _timestamp_checks(

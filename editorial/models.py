@@ -265,3 +265,96 @@ class QuoteCheckRun(models.Model):
     @property
     def percent(self) -> int:
         return 100 if not self.total else min(100, self.done * 100 // self.total)
+
+
+# --- What cited sources said (editorial.sourcetext; docs/sources.md) ----------------------
+
+
+class SourceText(models.Model):
+    """One main text a source page served, stored once however many sources and checks saw it.
+
+    Deduplicated by the SHA-256 of the text (editorial.sourcetext.store): many
+    citations, one text. Kept while a confirmation names it or it is among the
+    latest SOURCETEXT_KEEP_LATEST of a source (editorial.sourcetext.service.prune).
+    """
+
+    content_hash = models.CharField(max_length=64, unique=True)
+    compressed = models.BinaryField(help_text="The text, zlib-compressed UTF-8.")
+    size = models.PositiveIntegerField(help_text="Length of the text in UTF-8 bytes.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "stored source text"
+
+    def __str__(self) -> str:
+        return f"text {self.content_hash[:12]} ({self.size} bytes)"
+
+
+class SourceSnapshot(models.Model):
+    """A source's history: when a fetch of its page served which text (and fingerprint)."""
+
+    source = models.ForeignKey(
+        "glossary.Source", on_delete=models.CASCADE, related_name="snapshots"
+    )
+    content_hash = models.CharField(max_length=64)
+    # Empty once retention dropped the text; the row stays as history until it ages out.
+    text = models.ForeignKey(
+        SourceText, on_delete=models.SET_NULL, null=True, blank=True, related_name="snapshots"
+    )
+    fetched_at = models.DateTimeField(default=timezone.now)
+    fingerprint = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-fetched_at", "-pk"]
+        get_latest_by = "fetched_at"
+        indexes = [
+            # The latest text of a source (confirmation ties, the diff, retention).
+            models.Index(fields=["source", "-fetched_at"], name="snapshot_source_recent_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} at {self.fetched_at:%Y-%m-%d %H:%M} UTC"
+
+
+class CitationConfirmation(models.Model):
+    """A fact-checker confirmed a citation: which text of its source that confirmation saw.
+
+    The latest row of a citation is what "changed since confirmed" compares the
+    source's current text with. `text` is empty only when the page could not be
+    read when it was confirmed (dead, not text, refused).
+    """
+
+    # The citation by its identity (one per entry and source), not its row: rolling an
+    # entry back recreates its citation rows, and the confirmations must survive that.
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
+    source = models.ForeignKey(
+        "glossary.Source", on_delete=models.CASCADE, related_name="confirmations"
+    )
+    text = models.ForeignKey(
+        SourceText,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="confirmations",
+        help_text="The source's main text as last fetched when the citation was confirmed.",
+    )
+    fingerprint = models.CharField(max_length=64, blank=True)
+    confirmed_on = models.DateField(help_text="The citation's “checked on” date.")
+    confirmed_at = models.DateTimeField(default=timezone.now)
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-confirmed_at", "-pk"]
+        get_latest_by = "confirmed_at"
+        indexes = [
+            # A citation's latest confirmation; a source's confirmed texts (the diff, retention).
+            models.Index(
+                fields=["entry", "source", "-confirmed_at"], name="confirmation_recent_idx"
+            ),
+            models.Index(fields=["source", "-confirmed_at"], name="confirmation_source_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Source {self.source_id} of entry {self.entry_id} confirmed on {self.confirmed_on}"

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from editorial import feeds, quote_checks, scheduling
 from editorial.linkcheck import service, state
+from editorial.sourcetext import service as sourcetext
 
 # A database hiccup is worth retrying; anything else is a bug and should surface.
 RETRY_ON = (DatabaseError,)
@@ -49,7 +50,8 @@ def check_due_sources() -> dict[str, int]:
         if len(claim.source_ids) < part:
             break  # nothing more is due
     pruned = state.prune_history(now)
-    return {"claimed": claimed, "pruned": pruned}
+    texts_pruned = sourcetext.prune(now=now)
+    return {"claimed": claimed, "pruned": pruned, "texts_pruned": texts_pruned}
 
 
 @shared_task(
@@ -59,7 +61,9 @@ def check_sources(source_ids: list[int], lease: str) -> dict[str, int]:
     """Check the sources still claimed under `lease` and record the results."""
     claim = service.Claim(lease=datetime.fromisoformat(lease), source_ids=list(source_ids))
     counts: dict[str, int] = {}
-    for results in service.iter_check_claimed(claim, keep_checker=True):
+    for results in service.iter_check_claimed(
+        claim, keep_checker=True, store_text=sourcetext.record_page
+    ):
         for result in results:
             counts[str(result.outcome)] = counts.get(str(result.outcome), 0) + 1
     return counts

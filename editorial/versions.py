@@ -83,6 +83,11 @@ def _lines(doc: EntryDocument) -> list[tuple[str, list[str]]]:
             + (f" — {c.note}" if c.note else "")
             + (f"; checked {c.checked_on.isoformat()}" if c.checked_on else "; not checked")
         )
+        if c.excerpt and c.excerpt_on:
+            # Readers may see it (docs/sources.md), so the reviewer sees it too.
+            shown = " (shown to readers: the source is dead or changed)" if c.source_changed else ""
+            excerpt = " ".join(c.excerpt.split())
+            citations.append(f"    said on {c.excerpt_on.isoformat()}{shown}: “{excerpt}”")
     see_also = [
         f"{s.link_text or s.term} (entry #{s.entry})" + (f" — {s.note}" if s.note else "")
         for s in doc.see_also

@@ -179,6 +179,13 @@ class Citation(_Part):
     source: int
     note: str
     checked_on: datetime.date | None
+    # What the source said when the citation was confirmed (the desk writes it at
+    # confirmation), and whether, when this version was saved, the page had changed
+    # since then or its link was broken: readers see the excerpt only then (or when
+    # the published source is dead). Defaults keep older schema-2 documents readable.
+    excerpt: str = ""
+    excerpt_on: datetime.date | None = None
+    source_changed: bool = False
 
 
 class SeeAlso(_Part):
@@ -397,7 +404,16 @@ def build(entry: m.Entry) -> EntryDocument:
             for q in quotes
         ],
         citations=[
-            Citation(source=c.source_id, note=c.note, checked_on=c.checked_on) for c in citations
+            Citation(
+                source=c.source_id,
+                note=c.note,
+                checked_on=c.checked_on,
+                excerpt=c.excerpt,
+                excerpt_on=c.excerpt_on,
+                source_changed=c.source.changed_since_confirmed
+                or c.source.health == m.Source.Health.BROKEN,
+            )
+            for c in citations
         ],
         see_also=[
             SeeAlso(
@@ -637,6 +653,8 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             note=c.note,
             checked_on=c.checked_on,
             checked_by_id=checked_by.get((source_id, c.checked_on)),
+            excerpt=c.excerpt,
+            excerpt_on=c.excerpt_on,
         )
     targets = existing(m.Entry, (s.entry for s in doc.see_also)) - {entry.pk}
     for i, s in enumerate(doc.see_also):

@@ -143,6 +143,22 @@ class SourceLine:
     archive_url: str
     citation_status: str
     archive_date: datetime.date | None = None
+    # What the source said when the citation was confirmed, shown only when the page is
+    # dead or changed (see `shows_excerpt`); both come from the published version.
+    excerpt: str = ""
+    excerpt_on: datetime.date | None = None
+    source_changed: bool = False
+
+    @property
+    def shows_excerpt(self) -> bool:
+        """Readers see the dated excerpt once the source is dead or its page changed."""
+        return bool(self.excerpt and self.excerpt_on) and (
+            self.citation_status != "live" or self.source_changed
+        )
+
+    @property
+    def excerpt_lines(self) -> list[str]:
+        return self.excerpt.splitlines()
 
     @property
     def href(self) -> str:
@@ -315,6 +331,9 @@ def article(doc: EntryDocument, live_links: LiveLinks, facts: Facts | None = Non
                 archive_url=source.archive_url,
                 citation_status=source.citation_status,
                 archive_date=source.archive_date,
+                excerpt=c.excerpt,
+                excerpt_on=c.excerpt_on,
+                source_changed=c.source_changed,
             )
         )
     return Article(

@@ -866,6 +866,17 @@ class Citation(EntryPart):
     checked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Written by the desk when the citation is confirmed (editorial.sourcetext), never typed:
+    # part of every version, so readers see it only once someone else has published it.
+    excerpt = models.TextField(
+        blank=True,
+        help_text="What the source said in support of the note when it was last confirmed "
+        "(at most 3 sentences, 50 words). Readers see it, dated, when the source dies or "
+        "changes, after the next publish.",
+    )
+    excerpt_on = models.DateField(
+        null=True, blank=True, help_text="The date the excerpt's text was confirmed."
+    )
 
     objects = CitationQuerySet.as_manager()
 

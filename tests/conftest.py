@@ -28,6 +28,14 @@ def generous_rate_limits(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def no_fetch_on_confirm(settings: Any) -> None:
+    # Confirming a citation fetches its page when no text is stored (docs/sources.md);
+    # the demo's sources are real addresses, and tests never leave loopback.
+    # tests/sourcetext turns it back on against its local site.
+    settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+
+
+@pytest.fixture(autouse=True)
 def fast_passwords(settings: Any) -> None:
     # Real hashing costs about a second per user here; no test is about its strength.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

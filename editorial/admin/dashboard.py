@@ -29,6 +29,7 @@ from editorial.linkcheck.fetch import CheckResult
 from editorial.linkcheck.state import apply_result
 from editorial.models import ScheduledAction, SchedulerHeartbeat, WorkflowEvent
 from editorial.permissions import Action, can
+from editorial.sourcetext import report
 from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, Entry, LinkCheck, Source
 
 # Rows shown per list; the rest are one click away in the filtered admin list.
@@ -155,6 +156,12 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         .annotate(citing=Count("citations"))
         .order_by("health", "title")
     )
+    # What changed, for the changed sources shown (their texts only: a fixed few queries).
+    shown = [s.pk for s in sources.items if s.changed_since_confirmed]
+    found = report.changes(Source.objects.filter(pk__in=shown)) if shown else []
+    by_source = {c.source.pk: c for c in found}
+    for row in sources.items:
+        row.change = by_source.get(row.pk)
 
     published = list(
         Entry.objects.published()
@@ -167,6 +174,12 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         GateFailures(entry, gates.blocking_failures(results[entry.pk]))
         for entry in published
         if gates.blocking_failures(results[entry.pk])
+    ]
+    # Entries whose sources no longer say what their notes quote (a warning, not a block).
+    claims = [
+        GateFailures(entry, held)
+        for entry in published
+        if (held := [r for r in results[entry.pk] if r.code == gates.CLAIM_HELD and r.is_warning])
     ]
     aging_cutoff = now - datetime.timedelta(days=settings.DASHBOARD_AGING_DAYS)
     aging = [
@@ -189,6 +202,7 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         "freshness_days": window,
         "sources": sources,
         "failing": Rows(failing[:DASHBOARD_ROWS], len(failing) > DASHBOARD_ROWS),
+        "claims": Rows(claims[:DASHBOARD_ROWS], len(claims) > DASHBOARD_ROWS),
         "aging": Rows(aging[:DASHBOARD_ROWS], len(aging) > DASHBOARD_ROWS),
         "aging_days": settings.DASHBOARD_AGING_DAYS,
         "chart": health_chart(now),

@@ -34,6 +34,7 @@ from editorial.admin.forms import (
 from editorial.admin.gates import gate_panel
 from editorial.admin.quotes import QuoteForm, checks_by_quote, verdict_html
 from editorial.permissions import Action, acting_user, can
+from editorial.sourcetext import service as sourcetext
 from glossary import publishing
 from glossary.models import (
     Citation,
@@ -323,13 +324,20 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         super().save_model(request, obj, form, change)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        confirmed: list[Citation] = []
         if formset.model is Citation:
             # Whoever sets or changes the check date is who confirmed the source.
             for row in formset.forms:
                 if "checked_on" in row.changed_data:
                     checked = row.cleaned_data.get("checked_on")
                     row.instance.checked_by = request.user if checked else None
+                    if checked and not row.cleaned_data.get("DELETE"):
+                        confirmed.append(row.instance)
         super().save_formset(request, form, formset, change)
+        if confirmed:
+            # The same rule as "Mark confirmed today": confirmed fingerprint, stored
+            # text and the reader's excerpt, before save_related records the version.
+            sourcetext.confirm_citations(confirmed, user=request.user)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)

@@ -22,6 +22,8 @@ from editorial import newsroom
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.reference import ReferenceAdmin
 from editorial.permissions import Action, acting_user, can
+from editorial.sourcetext import report
+from editorial.sourcetext import service as sourcetext
 from editorial.tasks import QueueUnavailable, queue_check_now
 from glossary import publishing
 from glossary.fields import WebURLValidator
@@ -73,7 +75,7 @@ class SourceAdmin(ReferenceAdmin):
     list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
     list_filter = ["health", "kind", "citation_status", ChangedSinceConfirmedFilter]
     search_fields = ["title", "publisher", "url"]
-    readonly_fields = LINK_HEALTH_FIELDS
+    readonly_fields = [*LINK_HEALTH_FIELDS, "what_changed"]
     actions = ["check_now", "mark_confirmed_today"]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[Any]:
@@ -86,6 +88,12 @@ class SourceAdmin(ReferenceAdmin):
                 (
                     "Link health (automatic; never an editorial confirmation)",
                     {"fields": LINK_HEALTH_FIELDS},
+                )
+            )
+            fieldsets.append(
+                (
+                    "What changed since confirmed",
+                    {"fields": ["what_changed"], "classes": ["what-changed"]},
                 )
             )
         return fieldsets
@@ -125,6 +133,59 @@ class SourceAdmin(ReferenceAdmin):
                 ),
             ),
         )
+
+    @admin.display(description="page text")
+    def what_changed(self, obj: Source) -> SafeString | str:
+        """Figures gone first, then claims that no longer hold, the relevant sentences, the diff."""
+        change = report.source_change(obj)
+        if change is None:
+            if obj.changed_since_confirmed:
+                return (
+                    "The page changed since it was confirmed, but the two texts to compare "
+                    "were not both stored (it was confirmed before texts were kept, or the "
+                    "page could not be read then). Re-confirming stores the page as it is now."
+                )
+            return "The page says what it said when it was confirmed."
+
+        def items(values: list[str], css: str = "") -> SafeString:
+            return format_html_join("", '<li class="{}">{}</li>', ((css, v) for v in values))
+
+        parts = [
+            format_html(
+                '<p id="what-changed">Confirmed {}; this is the page as checked {}.</p>',
+                newsroom.format_date(change.confirmed_on),
+                newsroom.format_instant(change.checked_at) if change.checked_at else "since",
+            )
+        ]
+        if change.figures_gone:
+            parts.append(
+                format_html(
+                    "<p><strong>Figures gone:</strong> {}</p>", ", ".join(change.figures_gone)
+                )
+            )
+        if change.claims:
+            parts.append(
+                format_html(
+                    "<p><strong>Claims no longer supported:</strong></p><ul>{}</ul>",
+                    items([f"{c.entry_term}: {c.message}" for c in change.claims]),
+                )
+            )
+        if change.relevant:
+            parts.append(
+                format_html(
+                    "<p><strong>Sentences that matter to the citing entries:</strong></p>"
+                    "<ul>{}</ul>",
+                    items(change.relevant),
+                )
+            )
+        parts.append(
+            format_html(
+                "<p><strong>Removed</strong></p><ul>{}</ul><p><strong>Added</strong></p><ul>{}</ul>",
+                items(change.diff.removed, "removed") or "—",
+                items(change.diff.added, "added") or "—",
+            )
+        )
+        return SafeString("".join(parts))
 
     @admin.display(description=f"last {HISTORY_ROWS} checks")
     def check_history(self, obj: Source) -> SafeString | str:
@@ -178,15 +239,23 @@ class SourceAdmin(ReferenceAdmin):
             return
         now = timezone.now()
         today = newsroom.today(now)
+        # Pages with no stored text are fetched before the transaction opens: a slow
+        # site must not hold row locks for the length of its timeout.
+        fetched = sourcetext.fetch_texts(
+            s.url for s in sourcetext.sources_needing_fetch(queryset.order_by())
+        )
         with transaction.atomic():
             sources = list(queryset.select_for_update())
-            for source in sources:
-                source.confirmed_fingerprint = source.last_fingerprint
-                source.confirmed_at = now
-            Source.objects.bulk_update(sources, ["confirmed_fingerprint", "confirmed_at"])
             user = acting_user(request)
             cited = Citation.objects.filter(source__in=sources).update(
                 checked_on=today, checked_by=user
+            )
+            # The one confirmation rule (the entry's "checked on" date uses it too).
+            sourcetext.confirm_citations(
+                list(Citation.objects.filter(source__in=sources).select_related("source", "entry")),
+                user=user,
+                now=now,
+                fetched=fetched,
             )
             # New check dates are a change to each citing entry: recorded as its version,
             # published by someone other than the fact-checker.

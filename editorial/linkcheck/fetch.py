@@ -31,7 +31,7 @@ import random
 import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from typing import Any, Self, TypeVar
@@ -88,7 +88,9 @@ _MAX_GATES = 10_000
 # End tags checked per body with text_complete before reading on to the end or cap.
 _END_TRIES = 8
 
-_Job = tuple[str, "asyncio.Future[CheckResult]"] | None
+# A URL, the fingerprints whose text is not wanted (None: no text at all), its future.
+_Job = tuple[str, "Collection[str] | None", "asyncio.Future[CheckResult]"] | None
+_Body_info = tuple[str, int, bool, str, str]
 T = TypeVar("T")
 
 
@@ -155,6 +157,11 @@ class CheckResult:
     retry_after: float | None = None
     bytes_read: int = 0
     truncated: bool = False
+    # The body as read (up to where the fingerprint stopped) and its Content-Type, kept
+    # only when asked for and the fingerprint is not one the caller has the text of
+    # (editorial.sourcetext stores the page's words). Never serialised.
+    body: str = ""
+    content_type: str = ""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -523,7 +530,7 @@ class Checker:
         while queue is not None and not queue.empty():
             job = queue.get_nowait()
             if job is not None:
-                job[1].cancel()  # never started: its caller must not wait for ever
+                job[2].cancel()  # never started: its caller must not wait for ever
         if self._session is not None:
             await self._session.close()
         if self._shared is not None:
@@ -548,10 +555,14 @@ class Checker:
         if len(self._literal_verdicts) >= _MAX_GATES:
             self._literal_verdicts.clear()  # only a cache
 
-    def submit(self, url: str) -> asyncio.Future[CheckResult]:
+    def submit(
+        self, url: str, text_unless: Collection[str] | None = None
+    ) -> asyncio.Future[CheckResult]:
         """Queue `url` for the worker pool; the future resolves to its CheckResult.
 
         At most `global_concurrency` URLs are checked at once, whoever submitted them.
+        With `text_unless`, the result carries the page's body when its fingerprint
+        is not among those (an empty collection: whenever there is a textual body).
         """
         if self._queue is None:
             self._queue = asyncio.Queue()
@@ -564,7 +575,7 @@ class Checker:
                 pool *= _WAITING_PER_REQUEST
             self._workers = [asyncio.create_task(self._work(self._queue)) for _ in range(pool)]
         future: asyncio.Future[CheckResult] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((url, future))
+        self._queue.put_nowait((url, text_unless, future))
         return future
 
     async def _work(self, queue: asyncio.Queue[_Job]) -> None:
@@ -572,11 +583,11 @@ class Checker:
             job = await queue.get()
             if job is None:
                 return
-            url, future = job
+            url, text_unless, future = job
             if future.cancelled():
                 continue
             try:
-                result = await self.check(url)
+                result = await self.check(url, text_unless)
             except asyncio.CancelledError:
                 future.cancel()
                 raise
@@ -591,9 +602,15 @@ class Checker:
         self,
         urls: Iterable[str],
         on_result: Callable[[CheckResult], Awaitable[None] | None] | None = None,
+        text_unless: Mapping[str, Collection[str]] | None = None,
     ) -> list[CheckResult]:
-        """Check each distinct URL once, concurrently; results in input order."""
-        futures = [self.submit(url) for url in dict.fromkeys(urls)]
+        """Check each distinct URL once, concurrently; results in input order.
+
+        `text_unless` maps a URL to the fingerprints whose text the caller already
+        has; only those URLs may get their body (see `submit`).
+        """
+        wanted = text_unless or {}
+        futures = [self.submit(url, wanted.get(url)) for url in dict.fromkeys(urls)]
         if on_result is not None:
             for future in asyncio.as_completed(futures):
                 maybe = on_result(await future)
@@ -601,14 +618,14 @@ class Checker:
                     await maybe
         return list(await asyncio.gather(*futures))
 
-    async def check(self, url: str) -> CheckResult:
+    async def check(self, url: str, text_unless: Collection[str] | None = None) -> CheckResult:
         """Check one URL, retrying transient faults; never raises for network errors."""
         o = self.options
         started = time.monotonic()
         attempts = 0
         while True:
             attempts += 1
-            attempt, body_info = await self._attempt(url)
+            attempt, body_info = await self._attempt(url, text_unless)
             outcome = classify(attempt)
             if attempts <= o.retries:
                 if outcome is Outcome.TRANSIENT:
@@ -625,7 +642,7 @@ class Checker:
                         await asyncio.sleep(attempt.retry_after)
                     continue  # otherwise the host gate already waits out Retry-After
             break
-        fp, bytes_read, truncated = body_info
+        fp, bytes_read, truncated, body, content_type = body_info
         return CheckResult(
             url=url,
             outcome=outcome,
@@ -639,6 +656,8 @@ class Checker:
             retry_after=attempt.retry_after,
             bytes_read=bytes_read,
             truncated=truncated,
+            body=body,
+            content_type=content_type,
         )
 
     def _vet_literal(self, host: str) -> None:
@@ -655,16 +674,20 @@ class Checker:
         if verdict is not None:
             raise guard.Refused(str(verdict))
 
-    async def _attempt(self, url: str) -> tuple[Attempt, tuple[str, int, bool]]:
+    async def _attempt(
+        self, url: str, text_unless: Collection[str] | None = None
+    ) -> tuple[Attempt, _Body_info]:
         attempt = Attempt(url=url, final_url=url)
         try:
-            body_info = await self._follow(url, attempt)
+            body_info = await self._follow(url, attempt, text_unless)
         except Exception as exc:  # every failure becomes an outcome
             attempt.error_kind, attempt.error = _describe_error(exc)
-            return attempt, ("", 0, False)
+            return attempt, ("", 0, False, "", "")
         return attempt, body_info
 
-    async def _follow(self, url: str, attempt: Attempt) -> tuple[str, int, bool]:
+    async def _follow(
+        self, url: str, attempt: Attempt, text_unless: Collection[str] | None = None
+    ) -> _Body_info:
         o = self.options
         current = URL(url, encoded=False)
         method = "HEAD" if o.head_first or _looks_binary(current.path) else "GET"
@@ -715,9 +738,13 @@ class Checker:
                 method = "GET"
                 continue
             if body is None:
-                return "", 0, False
+                return "", 0, False, "", ""
             fp = fingerprint(body.text, content_type) if o.want_fingerprint else ""
-            return fp, body.bytes_read, body.truncated
+            # Only a page whose words are new to the caller: reading its text costs
+            # about 1.6 fingerprints (docs/sources.md), and holding bodies costs memory.
+            if text_unless is not None and 200 <= status < 300 and fp not in text_unless:
+                return fp, body.bytes_read, body.truncated, body.text, content_type
+            return fp, body.bytes_read, body.truncated, "", ""
 
     async def _fetch(
         self, method: str, url: URL, host: str
@@ -867,7 +894,8 @@ async def check_urls(
     urls: Iterable[str],
     options: FetchOptions | None = None,
     on_result: Callable[[CheckResult], Awaitable[None] | None] | None = None,
+    text_unless: Mapping[str, Collection[str]] | None = None,
 ) -> list[CheckResult]:
     """Check URLs with a fresh session; the plain entry point for callers."""
     async with Checker(options or FetchOptions.from_settings()) as checker:
-        return await checker.check_many(urls, on_result)
+        return await checker.check_many(urls, on_result, text_unless)

@@ -249,6 +249,10 @@ LOOPBACK_SUFFIX = ".localhost"
 # private-use TLD ICANN reserved in 2024): never a public source, and resolving one
 # would ask the local network.
 LOCAL_SUFFIXES = (".local", ".home.arpa", ".internal", ".localdomain", ".lan")
+# Top-level names that never exist (RFC 2606, RFC 6761): answered "not found" here, as
+# the root servers would, without a query. Documentation and demo sources use them
+# (docs/demo.md), and confirming a citation fetches its page.
+NONEXISTENT_SUFFIXES = (".invalid", ".example")
 
 
 def loopback_name(host: str) -> bool:
@@ -316,6 +320,8 @@ class GuardedResolver(AbstractResolver):
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
     ) -> list[ResolveResult]:
         check_host_name(host)
+        if f".{host.rstrip('.').lower()}".endswith(NONEXISTENT_SUFFIXES):
+            raise socket.gaierror(socket.EAI_NONAME, f"{host}: Name or service not known")
         legacy = legacy_ipv4(host)
         if loopback_name(host):
             loopback = [ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")]

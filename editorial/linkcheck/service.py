@@ -16,7 +16,7 @@ import json
 import logging
 import random
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -50,6 +50,10 @@ from glossary.models import Citation, Entry, LinkCheck, Source
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[CheckResult], None]
+# Keeps the words of a page that changed since it was confirmed: (source id, body,
+# Content-Type, fingerprint, when), called inside the recording transaction.
+# editorial.sourcetext.service.record_page is the one the tasks and `checklinks` pass.
+TextSink = Callable[[int, str, str, str, datetime], object]
 
 # Sources loaded, checked and recorded together: bounds memory for a big claim,
 # and lets one chunk be recorded while the next is fetched.
@@ -221,11 +225,14 @@ class BackgroundChecker:
             self._loop.close()
 
     def submit(
-        self, urls: Sequence[str], progress: ProgressCallback | None = None
+        self,
+        urls: Sequence[str],
+        progress: ProgressCallback | None = None,
+        text_unless: Mapping[str, Collection[str]] | None = None,
     ) -> concurrent.futures.Future[list[CheckResult]]:
         """Start checking `urls`; the future gives their results in order."""
         return asyncio.run_coroutine_threadsafe(
-            self._checker.check_many(urls, progress), self._loop
+            self._checker.check_many(urls, progress, text_unless), self._loop
         )
 
 
@@ -266,15 +273,19 @@ def check_claimed(
     *,
     keep: bool = True,
     keep_checker: bool = False,
+    store_text: TextSink | None = None,
 ) -> list[CheckResult]:
     """Check the sources of `claim` still held by it, and record the results.
 
     Sources go through in chunks of CHUNK_SIZE: while one chunk is recorded the
     next is being fetched. Returns the results, or with `keep=False` an empty
-    list, so a large claim's memory stays bounded.
+    list, so a large claim's memory stays bounded. With `store_text`, the body of
+    each page whose words changed since confirmed goes to it (see `record`).
     """
     results: list[CheckResult] = []
-    for chunk in iter_check_claimed(claim, options, progress, keep_checker=keep_checker):
+    for chunk in iter_check_claimed(
+        claim, options, progress, keep_checker=keep_checker, store_text=store_text
+    ):
         if keep:
             results.extend(chunk)
     return results
@@ -286,6 +297,7 @@ def iter_check_claimed(
     progress: ProgressCallback | None = None,
     *,
     keep_checker: bool = False,
+    store_text: TextSink | None = None,
 ) -> Iterator[list[CheckResult]]:
     """check_claimed, yielding each chunk's results once they are recorded.
 
@@ -317,7 +329,8 @@ def iter_check_claimed(
             ]
             if not rows:
                 return rows, None
-            return rows, checker.submit([r.url for r in rows], progress)
+            wanted = texts_wanted(rows) if store_text is not None else None
+            return rows, checker.submit([r.url for r in rows], progress, wanted)
 
         pending = start(chunks[0])
         for index in range(len(chunks)):
@@ -329,8 +342,23 @@ def iter_check_claimed(
                 continue
             results = future.result()
             by_url = {r.url: r for r in results}
-            record([(row, by_url[row.url]) for row in rows], claim.lease)
+            record([(row, by_url[row.url]) for row in rows], claim.lease, store_text=store_text)
             yield results
+
+
+def texts_wanted(rows: Iterable[Source | SourceRow]) -> dict[str, frozenset[str]]:
+    """Which pages' body a check should keep: confirmed sources, unless the words are known.
+
+    A confirmed source's page is read when its fingerprint is neither the
+    confirmed one nor the last one seen (whose text an earlier check stored), so
+    a page that stays changed is read once, not at every check, and an unchanged
+    page never: the checker's cost stays the fingerprint's (issue 14).
+    """
+    return {
+        row.url: frozenset({row.confirmed_fingerprint, row.last_fingerprint} - {""})
+        for row in rows
+        if row.confirmed_fingerprint
+    }
 
 
 def record(
@@ -338,6 +366,7 @@ def record(
     lease: datetime | None,
     now: datetime | None = None,
     rng: random.Random | None = None,
+    store_text: TextSink | None = None,
 ) -> list[tuple[Source, Transition]]:
     """Write a LinkCheck per result and fold it into its source's state.
 
@@ -362,6 +391,7 @@ def record(
             # Sources grouped by the columns their check changed: one UPDATE per group.
             to_save: dict[tuple[str, ...], list[Source | SourceRow]] = {}
             checks: list[list[Any]] = []
+            texts: list[tuple[int, CheckResult]] = []
             for source, result in chunk:
                 if source.pk not in still_held:
                     continue
@@ -375,11 +405,18 @@ def record(
                 )
                 to_save.setdefault(changed, []).append(source)
                 checks.append(_check_values(result, source.pk, now))
+                if result.body and store_text is not None:
+                    texts.append((source.pk, result))
                 if transition.worth_telling:
                     told_rows.append((source, transition))
             for changed, sources in to_save.items():
                 _save_state(sources, (*ALWAYS_WRITTEN, *changed))
             _insert_checks(checks)
+            # Only pages whose words changed since confirmed carry a text: usually none.
+            for source_id, result in texts:
+                assert store_text is not None  # noqa: S101 - texts is filled only then
+                store_text(source_id, result.body, result.content_type, result.fingerprint, now)
+                result.body = ""  # stored: callers that keep results need not hold the page
     # Receivers get real Source instances: load the (few) that changed.
     loaded = Source.objects.in_bulk([s.pk for s, _ in told_rows if not isinstance(s, Source)])
     told = [(s if isinstance(s, Source) else loaded[s.pk], t) for s, t in told_rows]

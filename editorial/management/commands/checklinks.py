@@ -21,6 +21,7 @@ from django.utils import timezone
 from editorial.linkcheck import service
 from editorial.linkcheck.fetch import CheckResult, FetchOptions
 from editorial.linkcheck.guard import Refused, check_scheme
+from editorial.sourcetext import service as sourcetext
 from glossary.models import Source
 
 
@@ -129,7 +130,9 @@ class Command(BaseCommand):
 
         results: list[CheckResult] = []
         if claim.source_ids:
-            results += service.check_claimed(claim, options, progress)
+            results += service.check_claimed(
+                claim, options, progress, store_text=sourcetext.record_page
+            )
         if opts["urls"]:
             url_results = service.run_checks(opts["urls"], options, progress)
             service.record_urls(url_results)

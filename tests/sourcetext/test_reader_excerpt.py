@@ -1,0 +1,81 @@
+"""Readers see what a dead or changed source said when we checked it, dated, from published
+content only."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from editorial import workflow
+from glossary import publishing
+from glossary.models import PublicRecord, Source
+from tests.sourcetext.helpers import (
+    change_page,
+    cite,
+    confirm_in_admin,
+    nvlink_source,
+    scheduled_check,
+)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
+
+EXCERPT = "The sixth generation of NVLink delivers 3 TB/s of bandwidth per GPU"
+DATED = '<time datetime="2026-11-20">November 20, 2026</time>'
+
+
+def publish(entry, writer, editor) -> None:
+    publishing.record_edit(entry, user=writer)
+    workflow.submit_for_review(entry, user=writer)
+    workflow.publish_entry(entry, user=editor)
+
+
+def reader_page(entry) -> str:
+    response = Client().get(entry.get_absolute_url())
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.fixture
+def published(site, make_entry, writer, fact_checker, editor):
+    source = nvlink_source(site)
+    entry = make_entry("NVLink", slug="nvlink", created_by=writer)
+    cite(entry, source)
+    confirm_in_admin(fact_checker, entry)
+    publish(entry, writer, editor)
+    return entry
+
+
+def test_a_live_unchanged_source_shows_no_excerpt(published) -> None:
+    page = reader_page(published)
+    assert "NVLink and NVLink Switch" in page
+    assert EXCERPT not in page
+
+
+def test_a_dead_source_shows_the_dated_excerpt_once_published(published, writer, editor) -> None:
+    source = published.citations.get().source
+    Source.objects.filter(pk=source.pk).update(citation_status=Source.CitationStatus.DEAD)
+    publishing.record_reference_change(
+        PublicRecord.Kind.SOURCE, [source.pk], user=writer, what="Source is dead."
+    )
+    # Recorded, not yet reviewed: readers still see the page as last published.
+    assert EXCERPT not in reader_page(published)
+    workflow.submit_for_review(published, user=writer)
+    workflow.publish_entry(published, user=editor)
+    page = reader_page(published)
+    assert "What it said when we checked it, " + DATED in page
+    assert EXCERPT in page
+    passage = page[page.index('class="source-excerpt"') :]
+    assert len(passage[: passage.index("</figure>")].split("<blockquote")[1].split()) < 70
+
+
+def test_a_changed_source_shows_what_it_said_after_the_next_publish(
+    site, published, writer, editor
+) -> None:
+    change_page(site)
+    scheduled_check(published.citations.get().source)
+    assert EXCERPT not in reader_page(published)
+    publish(published, writer, editor)
+    page = reader_page(published)
+    assert DATED in page
+    assert EXCERPT in page
+    assert "3.6 TB/s" not in page  # the reader sees the confirmed words, never the new page
