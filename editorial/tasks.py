@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import scheduling
+from editorial import notify, scheduling
 from editorial.linkcheck import service, state
 
 # A database hiccup is worth retrying; anything else is a bug and should surface.
@@ -106,3 +106,31 @@ def queue_check_now(source_ids: list[int]) -> int:
 def publish_due() -> dict[str, list[int]]:
     """Publish and unpublish what is due now, exactly once each."""
     return scheduling.run_due().as_dict()
+
+
+# An SMTP server that does not answer is worth retrying too.
+MAIL_RETRY_ON = (DatabaseError, OSError)
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=MAIL_RETRY_ON,
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
+def deliver_notifications(include_coalesced: bool = True) -> dict[str, int]:
+    """Email waiting notifications, one email per person (editorial.notify.deliver)."""
+    return notify.deliver(include_coalesced=include_coalesced).as_dict()
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=MAIL_RETRY_ON,
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
+def send_daily_digests() -> dict[str, int]:
+    """Send the daily digests when it is the digest hour (editorial.notify.send_digests)."""
+    return notify.send_digests().as_dict()

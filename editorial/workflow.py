@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from editorial import notify
 from editorial.gates import run_gates
 from editorial.models import ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
@@ -122,6 +123,14 @@ def change_authors(entry: Entry) -> set[int]:
     return authors
 
 
+def writers_of(entry: Entry) -> set[int]:
+    """Who hears about the entry's review and publication: its writer and the change's authors."""
+    ids = change_authors(entry)
+    if entry.created_by_id is not None:
+        ids.add(entry.created_by_id)
+    return ids
+
+
 def is_author_of_change(entry: Entry, user: Any) -> bool:
     return user is not None and user.pk in change_authors(entry)
 
@@ -136,6 +145,7 @@ def submit_for_review(entry: Entry, *, user: Any, comment: str = "") -> Workflow
         event = _log(
             locked, WorkflowEvent.Action.SUBMIT, before, Status.IN_REVIEW, user, comment=comment
         )
+        notify.tell_review_requested(locked, actor=user, comment=comment)
     entry.status = locked.status
     return event
 
@@ -156,6 +166,9 @@ def request_changes(entry: Entry, *, user: Any, comment: str) -> WorkflowEvent:
             Status.CHANGES_REQUESTED,
             user,
             comment=comment.strip(),
+        )
+        notify.tell_changes_requested(
+            locked, actor=user, comment=comment.strip(), writers=writers_of(locked)
         )
     entry.status = locked.status
     return event
@@ -218,6 +231,7 @@ def publish_entry(
             raise GateFailed(results)
         if blocking:
             require(user, Action.OVERRIDE_GATES)
+        writers = writers_of(locked)
         note = correction_note.strip()
         if note and locked.first_published_at is None:
             raise WorkflowError(
@@ -253,6 +267,7 @@ def publish_entry(
             override_reason=reason if blocking else "",
             overridden_checks=[{"code": r.code, "message": r.message} for r in blocking],
         )
+        notify.tell_published(locked, actor=user, writers=writers)
     entry.refresh_from_db()
     return version
 
