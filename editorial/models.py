@@ -26,6 +26,7 @@ class WorkflowEvent(models.Model):
         SUBMIT = "submit", "Submitted for review"
         REQUEST_CHANGES = "request_changes", "Changes requested"
         PUBLISH = "publish", "Published"
+        PUBLISH_CHECK_DATES = "publish_check_dates", "Published new check dates"
         UNPUBLISH = "unpublish", "Unpublished"
         ARCHIVE = "archive", "Archived"
         RESTORE = "restore", "Restored from the archive"

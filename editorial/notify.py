@@ -146,18 +146,14 @@ def tell_review_requested(entry: Entry, *, actor: object, comment: str = "") -> 
     return made
 
 
-def tell_changes_requested(
-    entry: Entry, *, actor: object, comment: str, writers: set[int]
-) -> int:
+def tell_changes_requested(entry: Entry, *, actor: object, comment: str, writers: set[int]) -> int:
     """`writers`: the entry's writer and whoever wrote the change (editorial.workflow)."""
     subject = f"Changes requested: “{entry.term}”"
     text = (
         f"{_name(actor)} sent “{entry.term}” back with changes requested:\n{comment}\n"
         f"Open it: {_entry_url(entry)}"
     )
-    made = _record(
-        _audience(writers, actor), Kind.CHANGES_REQUESTED, subject, text, entry=entry
-    )
+    made = _record(_audience(writers, actor), Kind.CHANGES_REQUESTED, subject, text, entry=entry)
     _after_commit_deliver()
     return made
 

@@ -272,6 +272,88 @@ def publish_entry(
     return version
 
 
+def _without_check_dates(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **data,
+        "citations": [{**c, "checked_on": None} for c in data.get("citations", [])],
+    }
+
+
+def only_check_dates_differ(live: dict[str, Any], working: dict[str, Any]) -> bool:
+    """Whether two stored documents differ, and only in their citations' check dates.
+
+    Fingerprints live on the source (shared by every entry) and take effect when
+    confirmed, so the check date is all a re-confirmation changes in a document.
+    """
+    return live != working and _without_check_dates(live) == _without_check_dates(working)
+
+
+def check_dates_only_versions(entry: Entry) -> tuple[EntryVersion, EntryVersion] | None:
+    """(live, working) when `entry` is live and its working copy changed only check dates."""
+    if entry.live_version_id is None or not entry.has_unpublished_changes:
+        return None
+    latest = entry.versions.order_by("-number").first()
+    live = entry.live_version
+    if latest is None or live is None or latest.pk == live.pk:
+        return None
+    if not only_check_dates_differ(live.data, latest.data):
+        return None
+    return live, latest
+
+
+def publish_check_dates(
+    entry: Entry, *, user: Any, now: datetime.datetime | None = None
+) -> EntryVersion:
+    """Publish a live entry's new citation check dates in one step, without a review.
+
+    Only when nothing but check dates changed since the live version; by an
+    editor who did not make the change (unless WORKFLOW_ALLOW_SELF_APPROVAL);
+    the blocking publish checks still run. Logged as its own workflow event and
+    published as a minor (non-material) change.
+    """
+    require(user, Action.PUBLISH)
+    with transaction.atomic():
+        locked = _lock(entry)
+        if locked.status == Status.ARCHIVED:
+            raise InvalidTransition(f"“{locked.term}” is archived.")
+        pair = check_dates_only_versions(locked)
+        if pair is None:
+            raise InvalidTransition(
+                f"“{locked.term}” has changes besides citation check dates (or none at all); "
+                "submit it for review and publish it the usual way."
+            )
+        _, working = pair
+        if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and is_author_of_change(locked, user):
+            raise SelfApprovalRefused(
+                "You changed these check dates, so another editor has to publish them "
+                "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
+            )
+        results = run_gates(locked, now=now)
+        blocking = [r for r in results if r.blocking and not r.passed]
+        if blocking:
+            raise GateFailed(results)
+        before = locked.status
+        version = publishing.publish(
+            locked,
+            user=user,
+            version=working,
+            material=False,
+            comment="New citation check dates.",
+            now=now,
+        )
+        _log(
+            locked,
+            WorkflowEvent.Action.PUBLISH_CHECK_DATES,
+            before,
+            Status.PUBLISHED,
+            user,
+            comment="Only citation check dates changed; published in one step.",
+            version=version,
+        )
+    entry.refresh_from_db()
+    return version
+
+
 def revoke_share_links(entry: Entry, *, user: Any, because: str) -> int:
     """Stop every working preview link of `entry` (it was withdrawn); how many there were."""
     return ShareLink.objects.filter(entry=entry, revoked_at__isnull=True).update(
