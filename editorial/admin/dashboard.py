@@ -228,13 +228,15 @@ def check_dates_only_entries() -> list[Entry]:
         )
         .order_by("term")
     )
-    return [
-        e
-        for e in candidates
-        if e.live_version is not None
-        and e.working_number != e.live_version.number
-        and workflow.only_check_dates_differ(e.live_version.data, e.working_data)
-    ]
+    found = []
+    for entry in candidates:
+        live = entry.live_version
+        working = getattr(entry, "working_data", None)
+        if live is None or working is None or getattr(entry, "working_number", None) == live.number:
+            continue
+        if workflow.only_check_dates_differ(live.data, working):
+            found.append(entry)
+    return found
 
 
 def week_ends(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[datetime.datetime]:

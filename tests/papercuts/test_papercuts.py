@@ -64,7 +64,7 @@ def test_a_second_entry_with_the_same_term_warns_on_save_and_in_the_publish_chec
     assert "Another entry has the same name" in text
     assert "“interconnect” is also used by “Interconnect”" in text
     second = Entry.objects.get(slug="interconnect-2")
-    result = codes(workflow.run_gates(second))[gates.NAME_UNIQUE]
+    result = codes(gates.run_gates(second))[gates.NAME_UNIQUE]
     assert result.is_warning and "“interconnect” is also “Interconnect”" in result.message
 
 
@@ -73,7 +73,7 @@ def test_an_alias_that_is_another_entrys_term_is_a_duplicate(
 ) -> None:
     other = make_entry("NVLink", aliases="Interconnect\nNV link")
     assert gates.duplicate_names(other) == [("interconnect", "Interconnect")]
-    assert codes(workflow.run_gates(make_entry("Chiplet")))[gates.NAME_UNIQUE].passed
+    assert codes(gates.run_gates(make_entry("Chiplet")))[gates.NAME_UNIQUE].passed
 
 
 def test_a_capitalised_slug_is_stored_lowercase(writer: User) -> None:
@@ -152,17 +152,17 @@ def test_the_body_help_text_says_what_really_happens_and_raw_html_is_flagged(
     assert "shows on the page as literal text" in help_text
     assert "removed" not in help_text
     entry = make_entry("Raw", body="Uses <b>bold</b> here.\n\n`<i>` in code is fine.")
-    result = codes(workflow.run_gates(entry))[gates.NO_RAW_HTML]
+    result = codes(gates.run_gates(entry))[gates.NO_RAW_HTML]
     assert result.is_warning
     assert "“<b>”, “</b>”" in result.message and "<i>" not in result.message
     clean = make_entry("Clean", body="Uses **bold** and `<i>` in code.")
-    assert codes(workflow.run_gates(clean))[gates.NO_RAW_HTML].passed
+    assert codes(gates.run_gates(clean))[gates.NO_RAW_HTML].passed
 
 
 def test_the_summary_length_counts_one_character_in_the_singular(
     make_entry: Callable[..., Entry],
 ) -> None:
-    result = codes(workflow.run_gates(make_entry("S", summary="A")))[gates.SUMMARY_LENGTH]
+    result = codes(gates.run_gates(make_entry("S", summary="A")))[gates.SUMMARY_LENGTH]
     assert result.message.startswith("The summary is 1 character,")
 
 

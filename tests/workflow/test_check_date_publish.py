@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.test import Client
 
 from editorial import workflow
@@ -81,7 +82,7 @@ def test_writers_and_fact_checkers_cannot_publish_check_dates(
     published: Entry, fact_checker: User, writer: User
 ) -> None:
     reconfirm(published, fact_checker)
-    with pytest.raises(workflow.PermissionDenied):
+    with pytest.raises(PermissionDenied):
         workflow.publish_check_dates(published, user=writer)
 
 
