@@ -297,3 +297,20 @@ def test_the_preferences_page_needs_signing_in(client) -> None:
     response = client.get("/admin/notifications/")
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_admins_read_the_email_log_and_nobody_edits_it(
+    ready_entry, writer, editor, superuser, mailoutbox
+) -> None:
+    workflow.submit_for_review(ready_entry, user=writer)
+    notify.deliver()
+    client = client_for(superuser)
+    listing = client.get("/admin/editorial/notification/")
+    assert listing.status_code == 200
+    assert "Review requested: “Interconnect”" in listing.content.decode()
+    row = Notification.objects.filter(recipient=editor).get()
+    assert client.get("/admin/editorial/notification/add/").status_code == 403
+    page = client.get(f"/admin/editorial/notification/{row.pk}/change/").content.decode()
+    assert 'name="subject"' not in page
+    # Writers and editors have no access to the log.
+    assert client_for(editor).get("/admin/editorial/notification/").status_code == 403
