@@ -6,6 +6,15 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def resync_roles(apps, schema_editor):
+    """Admins get the new models' permissions (the email log and preferences), as in 0005."""
+    import importlib
+
+    importlib.import_module("editorial.migrations.0005_resync_roles_for_tags").resync_roles(
+        apps, schema_editor
+    )
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -49,4 +58,5 @@ class Migration(migrations.Migration):
                 'indexes': [models.Index(condition=models.Q(('sent_at__isnull', True)), fields=['recipient', 'created_at'], name='notification_waiting_idx')],
             },
         ),
+        migrations.RunPython(resync_roles, migrations.RunPython.noop),
     ]
