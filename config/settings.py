@@ -158,6 +158,42 @@ if STATIC_MANIFEST:
         "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
     }
 
+# --- Email (editorial.notify; docs/notifications.md) ------------------------------------
+
+# Development prints each email to the console; production sends through SMTP
+# (EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and EMAIL_HOST etc.).
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+# Where django's filebased backend writes one file per email (EMAIL_FILE_PATH).
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", "") or None
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("Set EMAIL_USE_TLS or EMAIL_USE_SSL, not both.")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Glossary Desk <desk@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# A person with no preference saved gets this: immediate, daily or off.
+NOTIFY_DEFAULT_DELIVERY = env_str("NOTIFY_DEFAULT_DELIVERY", "immediate")
+if NOTIFY_DEFAULT_DELIVERY not in ("immediate", "daily", "off"):
+    raise ImproperlyConfigured(
+        f"NOTIFY_DEFAULT_DELIVERY must be immediate, daily or off, not {NOTIFY_DEFAULT_DELIVERY!r}"
+    )
+# How often waiting notifications go out; link-check alerts wait for this run.
+NOTIFY_INTERVAL_SECONDS = env_int("NOTIFY_INTERVAL_SECONDS", 300, minimum=1)
+# The hour (0-23, newsroom time) daily digests are sent.
+NOTIFY_DIGEST_HOUR = env_int("NOTIFY_DIGEST_HOUR", 8, minimum=0)
+if NOTIFY_DIGEST_HOUR > 23:
+    raise ImproperlyConfigured(f"NOTIFY_DIGEST_HOUR must be 0 to 23, not {NOTIFY_DIGEST_HOUR}")
+
 # --- Cache and Celery ----------------------------------------------------------------------
 
 REDIS_URL = env_str("REDIS_URL", "")
@@ -240,6 +276,16 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "refresh-show-feeds": {
         "task": "editorial.tasks.refresh_feeds",
         "schedule": float(FEED_REFRESH_SECONDS),
+    },
+    # Waiting notifications, link-check alerts gathered into one email per person.
+    "deliver-notifications": {
+        "task": "editorial.tasks.deliver_notifications",
+        "schedule": float(NOTIFY_INTERVAL_SECONDS),
+    },
+    # Hourly; acts only in NOTIFY_DIGEST_HOUR (newsroom time), once per person per day.
+    "send-daily-digests": {
+        "task": "editorial.tasks.send_daily_digests",
+        "schedule": 3600.0,
     },
 }
 if LINKCHECK_ON_SCHEDULE:

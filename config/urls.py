@@ -1,11 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from editorial.notify_views import unsubscribe
+
 urlpatterns = [
     # The editors' dashboard and publish-gate fixes (editorial.admin.urls); before the
     # admin site so /admin/dashboard/ is not taken for an app label.
     path("admin/", include("editorial.admin.urls")),
     path("admin/", admin.site.urls),
+    # The opt-out link in every desk email: works without signing in (editorial.notify_views).
+    path("notifications/unsubscribe/<str:token>/", unsubscribe, name="notify-unsubscribe"),
     # Drafts and shared previews; never public pages, never cached (editorial.preview).
     path("preview/", include("editorial.preview")),
     path("", include("glossary.urls")),

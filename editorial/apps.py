@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.apps import AppConfig
 
 
@@ -5,3 +7,21 @@ class EditorialConfig(AppConfig):
     name = "editorial"
     verbose_name = "Editorial desk"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Wired here so that neither the link checker nor the workflow imports what is
+        # above it in the layers (pyproject.toml): they send signals, these listen.
+        from editorial import notify, tasks
+        from editorial.linkcheck.service import sources_changed
+
+        def source_alerts(sender: Any, changes: Any, **kwargs: Any) -> None:
+            notify.tell_source_changes(changes)
+
+        def deliver_now(sender: Any, **kwargs: Any) -> None:
+            # Link alerts keep waiting for the periodic run, which gathers a whole run's.
+            tasks.deliver_notifications.delay(include_coalesced=False)
+
+        sources_changed.connect(source_alerts, dispatch_uid="editorial.notify.source_alerts")
+        notify.notifications_recorded.connect(
+            deliver_now, dispatch_uid="editorial.notify.deliver_now"
+        )

@@ -35,6 +35,7 @@ from taggit.models import Tag, TaggedItem
 from editorial.models import (
     CitationConfirmation,
     InterestDisclosureWaiver,
+    NotificationPreference,
     ScheduledAction,
     SourceSnapshot,
     SourceText,
@@ -111,6 +112,7 @@ TABLES: list[Table] = [
     Table("interest_waivers", InterestDisclosureWaiver),
     Table("scheduled_actions", ScheduledAction),
     Table("admin_log", LogEntry),
+    Table("notification_preferences", NotificationPreference),
 ]
 TABLE_BY_NAME = {t.name: t for t in TABLES}
 
@@ -121,6 +123,7 @@ NOT_EXPORTED = {
     "editorial.SchedulerHeartbeat": "when this installation's scheduler last ran",
     "editorial.ShareLink": "preview links are signed with the old site's SECRET_KEY; share again",
     "editorial.QuoteCheckRun": "a bulk check's progress; start a new run after importing",
+    "editorial.Notification": "emails waiting or sent on the old site",
 }
 
 USER_FIELDS = [
@@ -659,6 +662,7 @@ MERGE_LEFT_OUT = {
     "interest_waivers": "decisions taken on the other site's versions",
     "scheduled_actions": "schedules for versions that are not merged",
     "admin_log": "the other site's admin history",
+    "notification_preferences": "people here keep their own email choices",
 }
 
 

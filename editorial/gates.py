@@ -39,6 +39,7 @@ from editorial import newsroom
 from editorial.models import InterestDisclosureWaiver
 from editorial.sourcetext import report
 from glossary.episode_transcripts import QuoteCheck, check_entries
+from glossary.markdown import raw_html_in
 from glossary.models import (
     Appearance,
     Citation,
@@ -109,6 +110,8 @@ SUMMARY_LENGTH = "summary_length"
 QUOTE_IN_TRANSCRIPT = "quote_in_transcript"
 QUOTE_AT_ITS_TIME = "quote_at_its_time"
 QUOTE_SPEAKER = "quote_speaker"
+NAME_UNIQUE = "name_unique"
+NO_RAW_HTML = "no_raw_html"
 
 
 def blocking_failures(results: list[GateResult]) -> list[GateResult]:
@@ -251,6 +254,7 @@ def run_gates_for(
     if transcripts:
         for check in check_entries(scope):
             quote_checks.setdefault(check.entry.pk, []).append(check)
+    names = name_index()
 
     out: dict[int, list[GateResult]] = {}
     for entry in entries:
@@ -273,8 +277,73 @@ def run_gates_for(
         results += _see_also_checks(entry, see_also.get(pk, []))
         if transcripts:
             results += _transcript_checks(entry, quote_checks.get(pk, []))
+        results += _name_checks(entry, names)
+        results += _body_checks(entry)
         out[pk] = results
     return out
+
+
+def _names_of(term: str, aliases: str) -> set[str]:
+    lines = [term, *aliases.splitlines()]
+    return {" ".join(n.split()).casefold() for n in lines if n.strip()}
+
+
+def name_index() -> dict[str, list[tuple[int, str]]]:
+    """Unarchived entries' terms and aliases, casefolded: name → [(entry id, term)]; one query."""
+    index: dict[str, list[tuple[int, str]]] = {}
+    rows = Entry.objects.exclude(status=Entry.Status.ARCHIVED).values_list("pk", "term", "aliases")
+    for pk, term, aliases in rows:
+        for name in _names_of(term, aliases):
+            index.setdefault(name, []).append((pk, term))
+    return index
+
+
+def duplicate_names(
+    entry: Entry, index: dict[str, list[tuple[int, str]]] | None = None
+) -> list[tuple[str, str]]:
+    """(name, other entry's term) for each of `entry`'s term and aliases another entry also uses."""
+    index = name_index() if index is None else index
+    found = []
+    for name in sorted(_names_of(entry.term, entry.aliases)):
+        for pk, term in index.get(name, []):
+            if pk != entry.pk:
+                found.append((name, term))
+    return found
+
+
+def _name_checks(entry: Entry, index: dict[str, list[tuple[int, str]]]) -> list[GateResult]:
+    clashes = duplicate_names(entry, index)
+    if not clashes:
+        return [
+            GateResult.ok(
+                NAME_UNIQUE, "No other entry uses this term or its aliases.", blocking=False
+            )
+        ]
+    listed = "; ".join(f"“{name}” is also “{term}”" for name, term in clashes)
+    return [
+        GateResult.warn(
+            NAME_UNIQUE,
+            f"Another entry uses the same name: {listed}. Readers looking for it will find "
+            "two entries; merge them, or make the terms distinct.",
+            _entry_url(entry),
+        )
+    ]
+
+
+def _body_checks(entry: Entry) -> list[GateResult]:
+    raw = raw_html_in(entry.body)
+    if not raw:
+        return [GateResult.ok(NO_RAW_HTML, "The body has no raw HTML.", blocking=False)]
+    shown = ", ".join(f"“{_short(r, 30)}”" for r in raw[:3])
+    return [
+        GateResult.warn(
+            NO_RAW_HTML,
+            f"The body contains raw HTML ({shown}"
+            f"{' and more' if len(raw) > 3 else ''}), which readers see as literal text. "
+            "Use Markdown instead (**bold**, _italic_, [text](https://…)).",
+            _entry_url(entry),
+        )
+    ]
 
 
 def _summary_checks(entry: Entry) -> list[GateResult]:
@@ -296,7 +365,7 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
         results.append(
             GateResult.warn(
                 SUMMARY_LENGTH,
-                f"The summary is {len(summary)} characters; search engines cut meta "
+                f"The summary is {_plural(len(summary), 'character')}; search engines cut meta "
                 f"descriptions after about {limit}, so search results will show "
                 f"it cut short. Shorten it by {over}.",
                 _entry_url(entry),
@@ -306,7 +375,7 @@ def _summary_checks(entry: Entry) -> list[GateResult]:
         results.append(
             GateResult.ok(
                 SUMMARY_LENGTH,
-                f"The summary is {len(summary)} characters, within the {limit} "
+                f"The summary is {_plural(len(summary), 'character')}, within the {limit} "
                 "a meta description can show.",
                 blocking=False,
             )

@@ -26,6 +26,7 @@ class WorkflowEvent(models.Model):
         SUBMIT = "submit", "Submitted for review"
         REQUEST_CHANGES = "request_changes", "Changes requested"
         PUBLISH = "publish", "Published"
+        PUBLISH_CHECK_DATES = "publish_check_dates", "Published new check dates"
         UNPUBLISH = "unpublish", "Unpublished"
         ARCHIVE = "archive", "Archived"
         RESTORE = "restore", "Restored from the archive"
@@ -358,3 +359,89 @@ class CitationConfirmation(models.Model):
 
     def __str__(self) -> str:
         return f"Source {self.source_id} of entry {self.entry_id} confirmed on {self.confirmed_on}"
+
+
+# --- Email notifications (editorial.notify; docs/notifications.md) -----------------------
+
+
+class NotificationPreference(models.Model):
+    """How one person wants to hear about work that needs them.
+
+    A person without a row gets settings.NOTIFY_DEFAULT_DELIVERY.
+    """
+
+    class Delivery(models.TextChoices):
+        IMMEDIATE = "immediate", "Email me as it happens"
+        DAILY = "daily", "One daily digest"
+        OFF = "off", "No email"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preference"
+    )
+    delivery = models.CharField(
+        max_length=10,
+        choices=Delivery.choices,
+        default=Delivery.IMMEDIATE,
+        help_text="As it happens: review requests, publications and link trouble arrive "
+        "within minutes (link trouble gathered into one email per run). Daily: everything "
+        "in one email a day. No email: nothing is sent; the dashboard still lists it all.",
+    )
+    last_digest_at = models.DateTimeField(
+        null=True, blank=True, help_text="When this person's last daily digest was sent."
+    )
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.get_delivery_display()}"
+
+
+class Notification(models.Model):
+    """Something one person should hear about, waiting for (or done with) delivery.
+
+    Written in the same transaction as what it tells about; editorial.notify sends
+    a person's waiting rows together in one email, so a link-check run that
+    changes a hundred sources is one message, not a hundred.
+    """
+
+    class Kind(models.TextChoices):
+        REVIEW_REQUESTED = "review_requested", "Review requested"
+        CHANGES_REQUESTED = "changes_requested", "Changes requested"
+        PUBLISHED = "published", "Published"
+        SCHEDULE_FAILED = "schedule_failed", "Scheduled action failed"
+        SOURCE_CHANGED = "source_changed", "Cited source needs a look"
+
+    class Outcome(models.TextChoices):
+        WAITING = "", "Waiting"
+        EMAILED = "emailed", "Emailed"
+        DIGEST = "digest", "Sent in a daily digest"
+        DROPPED = "dropped", "Not sent (email turned off)"
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    entry = models.ForeignKey(
+        Entry, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    source = models.ForeignKey(
+        "glossary.Source", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    subject = models.CharField(max_length=300)
+    text = models.TextField(help_text="The plain-text paragraph this adds to the email.")
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True, default="")
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [
+            # editorial.notify.deliver: each person's waiting rows.
+            models.Index(
+                fields=["recipient", "created_at"],
+                condition=models.Q(sent_at__isnull=True),
+                name="notification_waiting_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} for {self.recipient}: {self.subject}"

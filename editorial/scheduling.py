@@ -28,7 +28,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from editorial import workflow
+from editorial import notify, workflow
 from editorial.models import ScheduledAction, SchedulerHeartbeat
 from editorial.newsroom import format_instant, from_local
 from editorial.permissions import Action, require
@@ -140,6 +140,10 @@ def run_one(pk: int, *, now: datetime.datetime | None = None) -> str:
         ScheduledAction.objects.filter(pk=pk).update(
             state=state, finished_at=now, result=result, failures=failures
         )
+        if state == ScheduledAction.State.FAILED:
+            notify.tell_schedule_failed(
+                row.entry, action=row.get_action_display().lower(), result=result
+            )
     return "done" if state == ScheduledAction.State.DONE else "failed"
 
 

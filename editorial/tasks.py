@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import feeds, quote_checks, scheduling
+from editorial import feeds, notify, quote_checks, scheduling
 from editorial.linkcheck import service, state
 from editorial.sourcetext import service as sourcetext
 
@@ -135,3 +135,31 @@ def refresh_feed(show_id: int) -> str:
 def verify_all_quotes(run_id: int) -> dict[str, int]:
     """Check every quote against the transcripts, recording progress on the run."""
     return quote_checks.run(run_id)
+
+
+# An SMTP server that does not answer is worth retrying too.
+MAIL_RETRY_ON = (DatabaseError, OSError)
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=MAIL_RETRY_ON,
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
+def deliver_notifications(include_coalesced: bool = True) -> dict[str, int]:
+    """Email waiting notifications, one email per person (editorial.notify.deliver)."""
+    return notify.deliver(include_coalesced=include_coalesced).as_dict()
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=MAIL_RETRY_ON,
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
+def send_daily_digests() -> dict[str, int]:
+    """Send the daily digests when it is the digest hour (editorial.notify.send_digests)."""
+    return notify.send_digests().as_dict()

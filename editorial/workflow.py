@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from editorial import notify
 from editorial.gates import run_gates
 from editorial.models import ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
@@ -122,6 +123,14 @@ def change_authors(entry: Entry) -> set[int]:
     return authors
 
 
+def writers_of(entry: Entry) -> set[int]:
+    """Who hears about the entry's review and publication: its writer and the change's authors."""
+    ids = change_authors(entry)
+    if entry.created_by_id is not None:
+        ids.add(entry.created_by_id)
+    return ids
+
+
 def is_author_of_change(entry: Entry, user: Any) -> bool:
     return user is not None and user.pk in change_authors(entry)
 
@@ -136,6 +145,7 @@ def submit_for_review(entry: Entry, *, user: Any, comment: str = "") -> Workflow
         event = _log(
             locked, WorkflowEvent.Action.SUBMIT, before, Status.IN_REVIEW, user, comment=comment
         )
+        notify.tell_review_requested(locked, actor=user, comment=comment)
     entry.status = locked.status
     return event
 
@@ -156,6 +166,9 @@ def request_changes(entry: Entry, *, user: Any, comment: str) -> WorkflowEvent:
             Status.CHANGES_REQUESTED,
             user,
             comment=comment.strip(),
+        )
+        notify.tell_changes_requested(
+            locked, actor=user, comment=comment.strip(), writers=writers_of(locked)
         )
     entry.status = locked.status
     return event
@@ -218,6 +231,7 @@ def publish_entry(
             raise GateFailed(results)
         if blocking:
             require(user, Action.OVERRIDE_GATES)
+        writers = writers_of(locked)
         note = correction_note.strip()
         if note and locked.first_published_at is None:
             raise WorkflowError(
@@ -252,6 +266,89 @@ def publish_entry(
             version=version,
             override_reason=reason if blocking else "",
             overridden_checks=[{"code": r.code, "message": r.message} for r in blocking],
+        )
+        notify.tell_published(locked, actor=user, writers=writers)
+    entry.refresh_from_db()
+    return version
+
+
+def _without_check_dates(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **data,
+        "citations": [{**c, "checked_on": None} for c in data.get("citations", [])],
+    }
+
+
+def only_check_dates_differ(live: dict[str, Any], working: dict[str, Any]) -> bool:
+    """Whether two stored documents differ, and only in their citations' check dates.
+
+    Fingerprints live on the source (shared by every entry) and take effect when
+    confirmed, so the check date is all a re-confirmation changes in a document.
+    """
+    return live != working and _without_check_dates(live) == _without_check_dates(working)
+
+
+def check_dates_only_versions(entry: Entry) -> tuple[EntryVersion, EntryVersion] | None:
+    """(live, working) when `entry` is live and its working copy changed only check dates."""
+    if entry.live_version_id is None or not entry.has_unpublished_changes:
+        return None
+    latest = entry.versions.order_by("-number").first()
+    live = entry.live_version
+    if latest is None or live is None or latest.pk == live.pk:
+        return None
+    if not only_check_dates_differ(live.data, latest.data):
+        return None
+    return live, latest
+
+
+def publish_check_dates(
+    entry: Entry, *, user: Any, now: datetime.datetime | None = None
+) -> EntryVersion:
+    """Publish a live entry's new citation check dates in one step, without a review.
+
+    Only when nothing but check dates changed since the live version; by an
+    editor who did not make the change (unless WORKFLOW_ALLOW_SELF_APPROVAL);
+    the blocking publish checks still run. Logged as its own workflow event and
+    published as a minor (non-material) change.
+    """
+    require(user, Action.PUBLISH)
+    with transaction.atomic():
+        locked = _lock(entry)
+        if locked.status == Status.ARCHIVED:
+            raise InvalidTransition(f"“{locked.term}” is archived.")
+        pair = check_dates_only_versions(locked)
+        if pair is None:
+            raise InvalidTransition(
+                f"“{locked.term}” has changes besides citation check dates (or none at all); "
+                "submit it for review and publish it the usual way."
+            )
+        _, working = pair
+        if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and is_author_of_change(locked, user):
+            raise SelfApprovalRefused(
+                "You changed these check dates, so another editor has to publish them "
+                "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
+            )
+        results = run_gates(locked, now=now)
+        blocking = [r for r in results if r.blocking and not r.passed]
+        if blocking:
+            raise GateFailed(results)
+        before = locked.status
+        version = publishing.publish(
+            locked,
+            user=user,
+            version=working,
+            material=False,
+            comment="New citation check dates.",
+            now=now,
+        )
+        _log(
+            locked,
+            WorkflowEvent.Action.PUBLISH_CHECK_DATES,
+            before,
+            Status.PUBLISHED,
+            user,
+            comment="Only citation check dates changed; published in one step.",
+            version=version,
         )
     entry.refresh_from_db()
     return version

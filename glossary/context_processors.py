@@ -13,7 +13,7 @@ _NAV = {
     "organisations": "glossary:organisations",
     "search": "glossary:search",
     "feed": "glossary:feed",
-    "api": "glossary:api-openapi",
+    "api": "glossary:api",
     "sitemap": "glossary:sitemap",
 }
 

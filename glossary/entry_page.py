@@ -134,6 +134,15 @@ def _sponsors(facts: Facts, episode: Episode) -> list[tuple[str, int | None]]:
     ]
 
 
+def note_clause(note: str) -> str:
+    """A citation note as the clause the source line continues ("; checked …" or "."):
+    without its own closing full stop, so the line never reads "ports.; checked"."""
+    note = note.strip()
+    if note.endswith(".") and not note.endswith(".."):
+        return note[:-1].rstrip()
+    return note
+
+
 @dataclass(frozen=True)
 class SourceLine:
     title: str
@@ -326,7 +335,7 @@ def article(doc: EntryDocument, live_links: LiveLinks, facts: Facts | None = Non
             SourceLine(
                 title=source_title(source.publisher, source.title),
                 url=source.url,
-                note=c.note,
+                note=note_clause(c.note),
                 checked_on=c.checked_on,
                 archive_url=source.archive_url,
                 citation_status=source.citation_status,

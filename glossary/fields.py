@@ -25,8 +25,9 @@ class TimestampFormField(forms.CharField):
         kwargs.pop("min_value", None)
         kwargs.pop("step_size", None)
         # Always a text input: the admin would hand us its number widget, and a
-        # browser empties a type="number" input that holds "25:38".
-        kwargs["widget"] = forms.TextInput(attrs={"size": 8, "placeholder": "25:38"})
+        # browser empties a type="number" input that holds "25:38". No placeholder:
+        # a grey "25:38" in an empty field read as a value; the help text shows the form.
+        kwargs["widget"] = forms.TextInput(attrs={"size": 8})
         super().__init__(**kwargs)
 
     def prepare_value(self, value: Any) -> Any:

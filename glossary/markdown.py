@@ -6,6 +6,8 @@ import nh3
 from markdown_it import MarkdownIt
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+# The same parser with HTML recognised, only to find what `_md` shows as literal text.
+_html_finder = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False})
 
 _ALLOWED_TAGS = {
     "p",
@@ -47,3 +49,15 @@ def render_markdown(text: str) -> str:
 def markdown_to_text(text: str) -> str:
     """Plain text of the rendered body, for search and meta descriptions."""
     return html.unescape(nh3.clean(render_markdown(text), tags=set())).strip()
+
+
+def raw_html_in(text: str) -> list[str]:
+    """The raw HTML in `text` (outside code), which the page shows as literal text, in order."""
+    found: list[str] = []
+    for token in _html_finder.parse(text or ""):
+        if token.type == "html_block":
+            found.append(token.content.strip())
+        for child in token.children or []:
+            if child.type == "html_inline":
+                found.append(child.content)
+    return found

@@ -361,8 +361,9 @@ class Entry(models.Model):
     slug = models.SlugField(
         max_length=200,
         unique=True,
-        help_text="The page address, as in /glossary/interconnect/. Changing it on a "
-        "published entry redirects the old address once the change is published.",
+        help_text="The page address, as in /glossary/interconnect/ (stored in lowercase). "
+        "Changing it on a published entry redirects the old address once the change is "
+        "published.",
     )
     aliases = models.TextField(
         blank=True,
@@ -376,7 +377,9 @@ class Entry(models.Model):
     )
     body = models.TextField(
         blank=True,
-        help_text="Markdown. Raw HTML, scripts and javascript: links are removed when shown.",
+        help_text="Markdown. Raw HTML is not rendered: a tag such as <b> shows on the page "
+        "as literal text (the publish checks flag it). Links must start with http://, "
+        "https:// or mailto:; any other link (javascript:) shows as plain text.",
     )
     tags = TaggableManager(blank=True)
     status = models.CharField(
@@ -441,6 +444,8 @@ class Entry(models.Model):
     def clean(self) -> None:
         if not self.slug and self.term:
             self.slug = slugify(self.term)[:200]
+        # Addresses are lowercase: /glossary/Interconnect/ redirects to /glossary/interconnect/.
+        self.slug = self.slug.lower()
 
 
 class EntryVersionQuerySet(models.QuerySet["EntryVersion"]):
@@ -649,7 +654,12 @@ class Quote(EntryPart):
     episode = models.ForeignKey(Episode, on_delete=models.PROTECT, related_name="quotes")
     speaker = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="quotes")
     start = TimestampField(help_text="Where the quote starts, e.g. 25:38.")
-    end = TimestampField(null=True, blank=True, help_text="Optional: where it ends.")
+    end = TimestampField(
+        null=True,
+        blank=True,
+        help_text="Optional: where the quote ends, as minutes:seconds (26:10) or "
+        "hours:minutes:seconds. Leave empty if not known.",
+    )
     text = models.TextField(help_text="The quote as published.")
     verbatim = models.TextField(
         "verbatim transcript",

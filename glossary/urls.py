@@ -39,6 +39,7 @@ urlpatterns = [
     path("feed/", public_page(EntryFeed()), name="feed"),
     path("sitemap.xml", public_page(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
     path("robots.txt", views.robots_txt, name="robots"),
+    path("api/", views.api_page, name="api"),
     path("api/openapi.json", api.openapi, name="api-openapi"),
     path("api/v1/", include(api.url_patterns())),
 ]

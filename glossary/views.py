@@ -27,6 +27,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from glossary import selectors
+from glossary.api import openapi_document
 from glossary.cache import public_page
 from glossary.context_processors import site as site_context
 from glossary.models import EntryRedirect
@@ -190,7 +191,18 @@ def entry(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _redirect_or_404(request: HttpRequest, slug: str) -> HttpResponse:
-    """An old slug answers 301; an alias redirects, or lists the entries that share it."""
+    """An old slug answers 301; an alias redirects, or lists the entries that share it.
+
+    Addresses are lowercase, so another case of a live address redirects to it.
+    """
+    if slug != slug.lower():
+        return redirect("glossary:entry", slug.lower(), permanent=True)
+    same_but_case = (
+        selectors.live_versions().filter(slug__iexact=slug).values_list("slug", flat=True).first()
+    )
+    if same_but_case is not None and same_but_case != slug:
+        # Published before slugs were stored in lowercase.
+        return redirect("glossary:entry", same_but_case, permanent=True)
     targets = list(
         EntryRedirect.objects.filter(slug=slug, entry__live_version__isnull=False)
         .select_related("entry__live_version")
@@ -231,6 +243,41 @@ def search_page(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @public_page
+@require_safe
+@public_page()
+def api_page(request: HttpRequest) -> HttpResponse:
+    """/api/: the JSON API described for people, from the same OpenAPI document it serves."""
+    doc = openapi_document()
+    endpoints = []
+    for route, operations in doc.get("paths", {}).items():
+        for method, op in operations.items():
+            endpoints.append(
+                {
+                    "method": method.upper(),
+                    "path": route,
+                    "summary": op.get("summary", ""),
+                    "description": op.get("description", ""),
+                    "parameters": [
+                        {
+                            "name": p.get("name", ""),
+                            "where": p.get("in", ""),
+                            "required": p.get("required", False),
+                            "description": p.get("description", ""),
+                        }
+                        for p in op.get("parameters", [])
+                    ],
+                }
+            )
+    return _page(
+        request,
+        "glossary/api.html",
+        {"endpoints": endpoints, "api_title": doc["info"]["title"]},
+        title="JSON API",
+        description=f"How to read {settings.PUBLIC_SITE_NAME} as JSON: every endpoint.",
+        path=reverse("glossary:api"),
+    )
+
+
 def robots_txt(request: HttpRequest) -> HttpResponse:
     lines = [
         "User-agent: *",

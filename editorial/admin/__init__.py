@@ -3,7 +3,8 @@
 Modules: `entries` (the entry page and its inlines), `entry_workflow` (submit,
 publish, history, compare, rollback, share), `forms`, `sources` (the source
 library and link checks), `reference` (shows, episodes, people, organisations),
-`history` (versions and the audit log), `scheduling`, `gates` (the checks panel
+`history` (versions and the audit log), `notifications` (the email log and
+people's delivery choices), `scheduling`, `gates` (the checks panel
 and one-click fixes), `dashboard`, `urls` (the desk's own pages), `base` (what
 every model admin here stands on) and `accounts` (users, groups and sign-in
 records, guarded the same way).
@@ -15,6 +16,7 @@ from taggit.models import Tag
 from editorial.admin import accounts
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
+from editorial.admin.notifications import NotificationAdmin, NotificationPreferenceAdmin
 from editorial.admin.quotes import QuoteCheckRunAdmin
 from editorial.admin.reference import (
     EpisodeAdmin,
@@ -27,6 +29,8 @@ from editorial.admin.scheduling import InterestDisclosureWaiverAdmin, ScheduledA
 from editorial.admin.sources import LinkCheckAdmin, SourceAdmin
 from editorial.models import (
     InterestDisclosureWaiver,
+    Notification,
+    NotificationPreference,
     QuoteCheckRun,
     ScheduledAction,
     WorkflowEvent,
@@ -58,6 +62,8 @@ admin.site.register(LinkCheck, LinkCheckAdmin)
 admin.site.register(ScheduledAction, ScheduledActionAdmin)
 admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)
 admin.site.register(QuoteCheckRun, QuoteCheckRunAdmin)
+admin.site.register(Notification, NotificationAdmin)
+admin.site.register(NotificationPreference, NotificationPreferenceAdmin)
 # taggit's own admin lets any staff member merge tags across entries unrecorded.
 if admin.site.is_registered(Tag):
     admin.site.unregister(Tag)

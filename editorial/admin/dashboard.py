@@ -18,19 +18,26 @@ from typing import Any
 from django.conf import settings
 from django.contrib.admin import site
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import Count, F, JSONField, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from editorial import gates, newsroom, scheduling
+from editorial import gates, newsroom, scheduling, workflow
 from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import CheckResult
 from editorial.linkcheck.state import apply_result
 from editorial.models import ScheduledAction, SchedulerHeartbeat, WorkflowEvent
 from editorial.permissions import Action, can
 from editorial.sourcetext import report
-from glossary.models import CHANGED_SINCE_CONFIRMED, Citation, Entry, LinkCheck, Source
+from glossary.models import (
+    CHANGED_SINCE_CONFIRMED,
+    Citation,
+    Entry,
+    EntryVersion,
+    LinkCheck,
+    Source,
+)
 
 # Rows shown per list; the rest are one click away in the filtered admin list.
 DASHBOARD_ROWS = 50
@@ -141,11 +148,16 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         row.due_local = newsroom.format_instant(row.due_at)
     window = settings.CITATION_FRESHNESS_DAYS
     today = newsroom.today(now)
+    citations = Citation.objects.exclude(entry__status=Entry.Status.ARCHIVED).select_related(
+        "entry", "source", "checked_by"
+    )
     stale = Rows.of(
-        Citation.objects.stale(today)
-        .exclude(entry__status=Entry.Status.ARCHIVED)
-        .select_related("entry", "source", "checked_by")
-        .order_by(F("checked_on").asc(nulls_first=True), "entry__term")
+        citations.stale(today)
+        .filter(checked_on__isnull=False)
+        .order_by("checked_on", "entry__term")
+    )
+    never_checked = Rows.of(
+        citations.filter(checked_on__isnull=True).order_by("entry__term", "order", "pk")
     )
     for citation in stale.items:
         citation.age_days = (today - citation.checked_on).days if citation.checked_on else None
@@ -162,6 +174,8 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     by_source = {c.source.pk: c for c in found}
     for row in sources.items:
         row.change = by_source.get(row.pk)
+
+    check_dates = Rows.of(check_dates_only_entries())
 
     published = list(
         Entry.objects.published()
@@ -199,6 +213,8 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         "changes": changes,
         "scheduled": scheduled,
         "stale": stale,
+        "never_checked": never_checked,
+        "check_dates": check_dates,
         "freshness_days": window,
         "sources": sources,
         "failing": Rows(failing[:DASHBOARD_ROWS], len(failing) > DASHBOARD_ROWS),
@@ -207,6 +223,35 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         "aging_days": settings.DASHBOARD_AGING_DAYS,
         "chart": health_chart(now),
     }
+
+
+def check_dates_only_entries() -> list[Entry]:
+    """Live entries whose working copy differs from the live version only in check dates.
+
+    One query: each entry's live version and newest version's documents side by
+    side; `changed_by` is who saved the newest version.
+    """
+    newest = EntryVersion.objects.filter(entry=OuterRef("pk")).order_by("-number")
+    candidates = (
+        Entry.objects.filter(live_version__isnull=False, has_unpublished_changes=True)
+        .exclude(status=Entry.Status.ARCHIVED)
+        .select_related("live_version")
+        .annotate(
+            working_data=Subquery(newest.values("data")[:1], output_field=JSONField()),
+            working_number=Subquery(newest.values("number")[:1]),
+            changed_by=Subquery(newest.values("created_by__username")[:1]),
+        )
+        .order_by("term")
+    )
+    found = []
+    for entry in candidates:
+        live = entry.live_version
+        working = getattr(entry, "working_data", None)
+        if live is None or working is None or getattr(entry, "working_number", None) == live.number:
+            continue
+        if workflow.only_check_dates_differ(live.data, working):
+            found.append(entry)
+    return found
 
 
 def week_ends(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[datetime.datetime]:

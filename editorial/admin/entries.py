@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, reverse
 from django.utils.safestring import SafeString
 
-from editorial import newsroom, workflow
+from editorial import gates, newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id
 from editorial.admin.forms import (
@@ -196,7 +196,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
 
 
 class EntryAdmin(DeskModelAdmin[Entry]):
-    list_display = ["term", "status", "is_live", "has_unpublished_changes", "last_published_at"]
+    list_display = ["term", "slug", "status", "is_live", "unpublished_changes", "last_published_at"]
     list_filter = ["status", "tags", ShowFilter, StaleSourcesFilter]
     search_fields = ["term", "slug", "aliases", "summary"]
     prepopulated_fields = {"slug": ["term"]}
@@ -240,6 +240,11 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     @admin.display(boolean=True, description="live")
     def is_live(self, obj: Entry) -> bool:
         return obj.is_live
+
+    @admin.display(description="has unpublished changes", ordering="has_unpublished_changes")
+    def unpublished_changes(self, obj: Entry) -> str:
+        # Words, not the boolean icons: a red ✖ on every up-to-date entry read as an error.
+        return "Yes" if obj.has_unpublished_changes else "No"
 
     @admin.display(description="public page")
     def public_page(self, obj: Entry) -> str:
@@ -353,6 +358,14 @@ class EntryAdmin(DeskModelAdmin[Entry]):
             else ""
         )
         messages.info(request, f"Saved as version {version.number}.{tail}")
+        clashes = gates.duplicate_names(entry)
+        if clashes:
+            listed = "; ".join(f"“{name}” is also used by “{term}”" for name, term in clashes)
+            messages.warning(
+                request,
+                f"Another entry has the same name: {listed}. Readers will find both; merge "
+                "them or make the terms distinct.",
+            )
 
     # --- the change page and the workflow's pages ----------------------------------------
 

@@ -58,6 +58,11 @@ class EntryWorkflowPages:
         latest = workflow.latest_version_number(entry)
         author = workflow.is_author_of_change(entry, user)
         self_blocked = author and not _allow_self_approval()
+        dates_only = (
+            can(user, Action.PUBLISH)
+            and status != Entry.Status.ARCHIVED
+            and workflow.check_dates_only_versions(entry) is not None
+        )
         return {
             "status": status,
             "review_comment": workflow.open_review_comment(entry),
@@ -72,6 +77,8 @@ class EntryWorkflowPages:
             "self_approval_blocked": can(user, Action.PUBLISH)
             and status in workflow.PUBLISH_FROM
             and self_blocked,
+            "can_publish_check_dates": dates_only and not self_blocked,
+            "check_dates_self_blocked": dates_only and self_blocked,
             "can_unpublish": can(user, Action.UNPUBLISH) and entry.is_live,
             "can_archive": can(user, Action.ARCHIVE) and status in workflow.ARCHIVE_FROM,
             "can_restore": can(user, Action.ARCHIVE) and status == Entry.Status.ARCHIVED,
@@ -102,6 +109,7 @@ class EntryWorkflowPages:
                 "submit",
                 "request_changes",
                 "publish",
+                "publish_check_dates",
                 "unpublish",
                 "archive",
                 "restore",
@@ -121,6 +129,7 @@ class EntryWorkflowPages:
             ("submit", self.submit_view),
             ("request-changes", self.request_changes_view),
             ("publish", self.publish_view),
+            ("publish-check-dates", self.publish_check_dates_view),
             ("unpublish", self.unpublish_view),
             ("archive", self.archive_view),
             ("restore", self.restore_view),
@@ -194,6 +203,19 @@ class EntryWorkflowPages:
             workflow.request_changes,
             "Changes requested on “{term}”; the writer sees your comment on the entry.",
         )
+
+    def publish_check_dates_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        self._post_only(request)
+        entry = self._entry(object_id)
+        try:
+            workflow.publish_check_dates(entry, user=request.user)
+        except (workflow.WorkflowError, workflow.SelfApprovalRefused) as exc:
+            messages.error(request, str(exc))
+            return self._back(entry)
+        messages.success(
+            request, f"Readers now see the new check dates of “{entry.term}”; nothing else changed."
+        )
+        return self._back(entry)
 
     def unpublish_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         self._post_only(request)

@@ -10,11 +10,13 @@ from django.urls import path
 from editorial.admin.dashboard import dashboard_view
 from editorial.admin.gates import generate_sponsorship, interest_not_needed
 from editorial.admin.quotes import move_quote
+from editorial.notify_views import preferences
 
 app_name = "desk"
 
 urlpatterns = [
     path("dashboard/", site.admin_view(dashboard_view), name="dashboard"),
+    path("notifications/", site.admin_view(preferences), name="notifications"),
     path(
         "gates/<int:entry_id>/sponsorship/<int:episode_id>/",
         site.admin_view(generate_sponsorship),

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import BooleanField, F, Field, Q, QuerySet
 from django.db.models.expressions import RawSQL
+from django.dispatch import Signal
 from django.utils import timezone
 
 from editorial.linkcheck.fetch import (
@@ -48,6 +49,11 @@ from editorial.linkcheck.state import (
 from glossary.models import Citation, Entry, LinkCheck, Source
 
 log = logging.getLogger(__name__)
+
+# Sent once per recorded batch of checks, after it commits, with `changes`: the
+# (Source, Transition) pairs worth telling. editorial.notify listens (connected in
+# editorial.apps), so the link checker never imports the people it tells.
+sources_changed = Signal()
 
 ProgressCallback = Callable[[CheckResult], None]
 # Keeps the words of a page that changed since it was confirmed: (source id, body,
@@ -422,6 +428,8 @@ def record(
     told = [(s if isinstance(s, Source) else loaded[s.pk], t) for s, t in told_rows]
     for source, transition in told:
         transaction.on_commit(partial(tell_editors, source, transition))
+    if told:
+        transaction.on_commit(partial(sources_changed.send, sender=Source, changes=told))
     return told
 
 

@@ -40,7 +40,8 @@ MARK = "zebraquill"
 # page's echo of the query itself does not contain MARK.
 PROBE = MARK[:-1]
 # Routes owned by others that show drafts on purpose, or are not public pages.
-EXCLUDED_PREFIXES = ("admin/", "preview/")
+# notifications/: the opt-out page behind a signed token names only its own person.
+EXCLUDED_PREFIXES = ("admin/", "preview/", "notifications/")
 
 
 def walk(patterns: list[Any], prefix: str = "", namespace: str = "") -> Iterator[tuple[str, str]]:

@@ -111,3 +111,21 @@ def test_a_change_without_both_texts_stored_says_so_rather_than_showing_nothing(
     page = client_for(editor).get(url).content.decode()
     assert "the two texts to compare were not both stored" in page
     assert "Re-confirming stores the page as it is now." in page
+
+
+def test_the_fact_checkers_email_says_what_changed(
+    site, entry, fact_checker, mailoutbox, django_capture_on_commit_callbacks
+) -> None:
+    from editorial import notify
+
+    fact_checker.email = "fiona@example.org"
+    fact_checker.save()
+    source = entry.citations.get().source
+    change_page(site)
+    with django_capture_on_commit_callbacks(execute=True):
+        scheduled_check(source)
+    notify.deliver()
+
+    [email] = [m for m in mailoutbox if m.to == ["fiona@example.org"]]
+    assert "Figures no longer on the page: 3 TB/s." in email.body
+    assert NOW_SAYS in email.body

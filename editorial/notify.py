@@ -1,0 +1,432 @@
+"""Telling people what needs them, by email.
+
+Two halves, so nothing is sent inside the transaction that caused it:
+
+- *recording*: the workflow, the scheduler and the link checker call the
+  `tell_*` functions inside their own transaction; each writes one
+  Notification row per person who should hear (never the person who acted,
+  never someone whose email is off or who has no address). A source that
+  changes again before its alert went out updates the waiting row instead of
+  adding one.
+- *delivery*: `deliver` (the Celery task editorial.tasks.deliver_notifications,
+  run by beat every NOTIFY_INTERVAL_SECONDS and queued after each workflow
+  change) sends each person who wants email as it happens one message holding
+  all their waiting rows; `send_digests` (hourly, acting at NOTIFY_DIGEST_HOUR in
+  the newsroom's zone) does the same once a day for people who chose the digest.
+  Link-check alerts only go out from the beat run, so a whole run of checks is
+  one email per person, never one per check.
+
+Rows are claimed under a row lock and marked sent in the same transaction as
+the send; a failure to send rolls the claim back and the task retries.
+Delivery is at least once: a crash between the SMTP server accepting a message
+and the commit sends it again on retry.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import Permission, User
+from django.core import signing
+from django.core.mail import EmailMessage, get_connection
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.dispatch import Signal
+from django.urls import reverse
+from django.utils import timezone
+
+from editorial import newsroom
+from editorial.linkcheck.state import Transition
+from editorial.models import Notification, NotificationPreference
+from editorial.sourcetext import report
+from glossary.models import Entry, Source
+
+Kind = Notification.Kind
+Delivery = NotificationPreference.Delivery
+
+UNSUBSCRIBE_SALT = "editorial.notify.unsubscribe"
+# Kinds delivered only by the periodic run, so that many of them share one email.
+COALESCED_KINDS = {Kind.SOURCE_CHANGED}
+
+
+# --- Who hears --------------------------------------------------------------------
+
+
+def _with_permission(codename: str) -> QuerySet[User]:
+    app_label, name = codename.split(".")
+    perm = Permission.objects.filter(content_type__app_label=app_label, codename=name)
+    return User.objects.filter(
+        Q(groups__permissions__in=perm) | Q(user_permissions__in=perm) | Q(is_superuser=True),
+        is_active=True,
+    ).distinct()
+
+
+def editors() -> QuerySet[User]:
+    """Everyone who can publish: they review and approve."""
+    return _with_permission("editorial.publish_entry")
+
+
+def fact_checkers() -> QuerySet[User]:
+    """Everyone who can confirm citations."""
+    return _with_permission("editorial.confirm_citation")
+
+
+def _delivery_of(users: Iterable[int]) -> dict[int, str]:
+    chosen = dict(
+        NotificationPreference.objects.filter(user__in=list(users)).values_list("user", "delivery")
+    )
+    return {pk: chosen.get(pk, settings.NOTIFY_DEFAULT_DELIVERY) for pk in users}
+
+
+def _audience(user_ids: Iterable[int], actor: object = None) -> list[int]:
+    """Who of `user_ids` gets a row: active, with an address, email not off, not the actor."""
+    actor_id = getattr(actor, "pk", None)
+    ids = set(user_ids) - {actor_id}
+    reachable = list(
+        User.objects.filter(pk__in=ids, is_active=True)
+        .exclude(email="")
+        .values_list("pk", flat=True)
+    )
+    delivery = _delivery_of(reachable)
+    return sorted(pk for pk in reachable if delivery[pk] != Delivery.OFF)
+
+
+def _record(recipients: Iterable[int], kind: str, subject: str, text: str, **about: object) -> int:
+    rows = [
+        Notification(recipient_id=pk, kind=kind, subject=subject, text=text, **about)
+        for pk in recipients
+    ]
+    Notification.objects.bulk_create(rows)
+    return len(rows)
+
+
+# Sent after the transaction that recorded workflow notifications commits;
+# editorial.apps queues the delivery task on it (the tasks sit above this module).
+notifications_recorded = Signal()
+
+
+def _after_commit_deliver() -> None:
+    transaction.on_commit(lambda: notifications_recorded.send(sender=Notification))
+
+
+def desk_url(path: str) -> str:
+    return f"{settings.SITE_URL}{path}"
+
+
+def _entry_url(entry: Entry) -> str:
+    return desk_url(reverse("admin:glossary_entry_change", args=[entry.pk]))
+
+
+def _name(user: object) -> str:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return "The scheduler"
+    full = user.get_full_name() if isinstance(user, User) else ""
+    return full or str(getattr(user, "username", "someone"))
+
+
+# --- Recording (called inside the transaction that did the thing) ----------------------
+
+
+def tell_review_requested(entry: Entry, *, actor: object, comment: str = "") -> int:
+    subject = f"Review requested: “{entry.term}”"
+    text = f"{_name(actor)} submitted “{entry.term}” for review."
+    if comment:
+        text += f"\nTheir note: {comment}"
+    text += f"\nReview it: {_entry_url(entry)}"
+    made = _record(
+        _audience(editors().values_list("pk", flat=True), actor),
+        Kind.REVIEW_REQUESTED,
+        subject,
+        text,
+        entry=entry,
+    )
+    _after_commit_deliver()
+    return made
+
+
+def tell_changes_requested(entry: Entry, *, actor: object, comment: str, writers: set[int]) -> int:
+    """`writers`: the entry's writer and whoever wrote the change (editorial.workflow)."""
+    subject = f"Changes requested: “{entry.term}”"
+    text = (
+        f"{_name(actor)} sent “{entry.term}” back with changes requested:\n{comment}\n"
+        f"Open it: {_entry_url(entry)}"
+    )
+    made = _record(_audience(writers, actor), Kind.CHANGES_REQUESTED, subject, text, entry=entry)
+    _after_commit_deliver()
+    return made
+
+
+def tell_published(entry: Entry, *, actor: object, writers: set[int]) -> int:
+    """`writers` are read before the publish (afterwards the change is no longer waiting)."""
+    subject = f"Published: “{entry.term}”"
+    page = desk_url(reverse("glossary:entry", args=[entry.slug]))
+    text = f"{_name(actor)} published “{entry.term}”. Readers see it at {page}"
+    made = _record(_audience(writers, actor), Kind.PUBLISHED, subject, text, entry=entry)
+    _after_commit_deliver()
+    return made
+
+
+def tell_schedule_failed(entry: Entry, *, action: str, result: str) -> int:
+    subject = f"Scheduled {action} failed: “{entry.term}”"
+    text = f"The scheduled {action} of “{entry.term}” did not happen.\n{result}\n" + (
+        f"Open it: {_entry_url(entry)}"
+    )
+    made = _record(
+        _audience(editors().values_list("pk", flat=True)),
+        Kind.SCHEDULE_FAILED,
+        subject,
+        text,
+        entry=entry,
+    )
+    _after_commit_deliver()
+    return made
+
+
+def page_change_summary(source: Source) -> str:
+    """What changed in the page's text since it was confirmed, in plain words: figures
+    gone first, claims that no longer hold, then the sentences removed and added
+    (editorial.sourcetext.report.change_summary); "" when no confirmed text is stored."""
+    return report.change_summary(source)
+
+
+def is_alert(transition: Transition) -> bool:
+    """Broken, moved, or its text changed since confirmed: what the people citing it must hear."""
+    became = transition.health_changed and transition.new_health in (
+        Source.Health.BROKEN,
+        Source.Health.MOVED,
+    )
+    return became or transition.content_changed
+
+
+def _source_text(source: Source, transition: Transition, terms: list[str]) -> str:
+    lines = [f"{source.title or source.url}\n{source.url}"]
+    if transition.health_changed and transition.new_health == Source.Health.BROKEN:
+        lines.append("The link is broken: it failed several checks days apart.")
+    elif transition.health_changed and transition.new_health == Source.Health.MOVED:
+        lines.append(f"The page moved to {source.suggested_url or 'another address'}.")
+    if transition.content_changed:
+        lines.append("The page's text changed since a fact-checker confirmed it.")
+        summary = page_change_summary(source)
+        if summary:
+            lines.append(summary)
+    lines.append("Cited by: " + "; ".join(terms))
+    lines.append(desk_url(reverse("admin:glossary_source_change", args=[source.pk])))
+    return "\n".join(lines)
+
+
+def tell_source_changes(changes: Iterable[tuple[Source, Transition]]) -> int:
+    """Record alerts for sources that became broken or moved, or whose text changed.
+
+    Called once per recorded batch of checks (editorial.linkcheck.service.record),
+    after it commits. Fact-checkers and the writers of the (unarchived) entries
+    citing each source hear; a source with a waiting alert gets its row updated.
+    """
+    alerts = [(s, t) for s, t in changes if is_alert(t)]
+    if not alerts:
+        return 0
+    checkers = set(fact_checkers().values_list("pk", flat=True))
+    made = 0
+    with transaction.atomic():
+        for source, transition in alerts:
+            citing = list(
+                Entry.objects.filter(citations__source=source)
+                .exclude(status=Entry.Status.ARCHIVED)
+                .distinct()
+                .values_list("term", "created_by")
+            )
+            if not citing:
+                continue
+            terms = sorted({term for term, _ in citing})
+            audience = _audience(checkers | {w for _, w in citing if w is not None})
+            subject = f"Cited source needs a look: {source.title or source.url}"
+            text = _source_text(source, transition, terms)
+            waiting = set(
+                Notification.objects.filter(
+                    source=source, kind=Kind.SOURCE_CHANGED, sent_at__isnull=True
+                ).values_list("recipient", flat=True)
+            )
+            Notification.objects.filter(
+                source=source, kind=Kind.SOURCE_CHANGED, sent_at__isnull=True
+            ).update(subject=subject, text=text, created_at=timezone.now())
+            made += _record(
+                [pk for pk in audience if pk not in waiting],
+                Kind.SOURCE_CHANGED,
+                subject,
+                text,
+                source=source,
+            )
+    return made
+
+
+# --- Opting out ------------------------------------------------------------------------
+
+
+def unsubscribe_token(user: User) -> str:
+    return signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
+
+
+def user_for_token(token: str) -> User | None:
+    try:
+        pk = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except signing.BadSignature:
+        return None
+    return User.objects.filter(pk=pk).first()
+
+
+def unsubscribe_url(user: User) -> str:
+    return desk_url(reverse("notify-unsubscribe", args=[unsubscribe_token(user)]))
+
+
+def set_delivery(user: User, delivery: str) -> NotificationPreference:
+    pref, _ = NotificationPreference.objects.update_or_create(
+        user=user, defaults={"delivery": Delivery(delivery), "changed_at": timezone.now()}
+    )
+    if delivery == Delivery.OFF:
+        Notification.objects.filter(recipient=user, sent_at__isnull=True).update(
+            sent_at=timezone.now(), outcome=Notification.Outcome.DROPPED
+        )
+    return pref
+
+
+# --- Delivery --------------------------------------------------------------------------
+
+
+@dataclass
+class DeliveryReport:
+    emails: int = 0
+    notifications: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"emails": self.emails, "notifications": self.notifications}
+
+
+def compose(user: User, rows: list[Notification], *, digest: bool) -> EmailMessage:
+    site = settings.PUBLIC_SITE_NAME
+    if digest:
+        subject = (
+            f"[{site} desk] Your daily digest: {len(rows)} item{'s' if len(rows) != 1 else ''}"
+        )
+    elif len(rows) == 1:
+        subject = f"[{site} desk] {rows[0].subject}"
+    else:
+        subject = f"[{site} desk] {len(rows)} things need you"
+    greeting = f"Hello {user.get_full_name() or user.get_username()},"
+    parts = [greeting, ""]
+    for row in rows:
+        parts += [f"• {row.subject}", row.text, ""]
+    opt_out = unsubscribe_url(user)
+    prefs = desk_url(reverse("desk:notifications"))
+    parts += [
+        "—",
+        f"Choose how you hear from the desk (as it happens, daily, or not at all): {prefs}",
+        f"Stop these emails with one click: {opt_out}",
+    ]
+    return EmailMessage(
+        subject=subject,
+        body="\n".join(parts),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[user.email],
+        headers={
+            # RFC 2369 and RFC 8058: mail clients offer their own one-click unsubscribe.
+            "List-Unsubscribe": f"<{opt_out}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Auto-Submitted": "auto-generated",
+        },
+    )
+
+
+def _send_waiting(
+    user_id: int, *, kinds: set[str] | None, digest: bool, now: datetime.datetime
+) -> int:
+    """Send `user_id` their waiting rows (of `kinds`, or all) in one email; how many rows."""
+    with transaction.atomic():
+        waiting = Notification.objects.select_for_update().filter(
+            recipient_id=user_id, sent_at__isnull=True
+        )
+        if kinds is not None:
+            waiting = waiting.filter(kind__in=kinds)
+        rows = list(waiting.order_by("created_at", "pk"))
+        if not rows:
+            return 0
+        user = User.objects.get(pk=user_id)
+        outcome = Notification.Outcome.DIGEST if digest else Notification.Outcome.EMAILED
+        if not user.is_active or not user.email:
+            outcome = Notification.Outcome.DROPPED
+        else:
+            with get_connection() as connection:
+                message = compose(user, rows, digest=digest)
+                message.connection = connection
+                message.send()
+        Notification.objects.filter(pk__in=[r.pk for r in rows]).update(
+            sent_at=now, outcome=outcome
+        )
+        if digest:
+            NotificationPreference.objects.filter(user_id=user_id).update(last_digest_at=now)
+    return len(rows)
+
+
+def _waiting_recipients() -> list[int]:
+    return list(
+        Notification.objects.filter(sent_at__isnull=True)
+        .order_by()
+        .values_list("recipient", flat=True)
+        .distinct()
+    )
+
+
+def deliver(
+    *, include_coalesced: bool = True, now: datetime.datetime | None = None
+) -> DeliveryReport:
+    """Email everyone who wants it as it happens their waiting notifications, one email each.
+
+    Without `include_coalesced`, link-check alerts keep waiting for the periodic run.
+    Rows of people who turned email off are marked dropped, unsent.
+    """
+    now = now or timezone.now()
+    report = DeliveryReport()
+    recipients = _waiting_recipients()
+    delivery = _delivery_of(recipients)
+    kinds = None if include_coalesced else {k.value for k in Kind} - COALESCED_KINDS
+    for pk in recipients:
+        if delivery[pk] == Delivery.OFF:
+            Notification.objects.filter(recipient_id=pk, sent_at__isnull=True).update(
+                sent_at=now, outcome=Notification.Outcome.DROPPED
+            )
+            continue
+        if delivery[pk] != Delivery.IMMEDIATE:
+            continue
+        sent = _send_waiting(pk, kinds=kinds, digest=False, now=now)
+        report.notifications += sent
+        report.emails += 1 if sent else 0
+    return report
+
+
+def send_digests(now: datetime.datetime | None = None) -> DeliveryReport:
+    """At NOTIFY_DIGEST_HOUR (newsroom time), send each daily-digest person one email.
+
+    Runs every hour; outside the digest hour it does nothing, and a person whose
+    digest went out in the last 20 hours is skipped, so a second run in the same
+    hour (or two beats) sends nothing twice.
+    """
+    now = now or timezone.now()
+    report = DeliveryReport()
+    if newsroom.to_local(now).hour != settings.NOTIFY_DIGEST_HOUR:
+        return report
+    recent = now - datetime.timedelta(hours=20)
+    recipients = _waiting_recipients()
+    delivery = _delivery_of(recipients)
+    done_recently = set(
+        NotificationPreference.objects.filter(
+            user__in=recipients, last_digest_at__gte=recent
+        ).values_list("user", flat=True)
+    )
+    for pk in recipients:
+        if delivery[pk] != Delivery.DAILY or pk in done_recently:
+            continue
+        sent = _send_waiting(pk, kinds=None, digest=True, now=now)
+        report.notifications += sent
+        report.emails += 1 if sent else 0
+    return report
