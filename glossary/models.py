@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -363,6 +364,20 @@ class EntryVersion(models.Model):
     summary = models.CharField(max_length=settings.SUMMARY_MAX_LENGTH, blank=True)
     search_text = models.TextField(
         blank=True, help_text="Aliases, body text and quotes as plain text, for search."
+    )
+    search_names = models.TextField(
+        blank=True,
+        help_text="The term and its aliases, one a line: what a misspelt search is matched "
+        "against (a trigram index on PostgreSQL).",
+    )
+    # Filled when the version goes live (glossary.search.index_live) on PostgreSQL, with
+    # a GIN index; SQLite keeps its full-text index in FTS5 tables instead. Both indexes
+    # are made by migration 0008 for their own database only, so they are not in Meta.
+    search_vector = SearchVectorField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The live version's words, weighted: term and aliases, summary, body, quotes.",
     )
     rendered_html = models.TextField(
         blank=True, help_text="The whole public page's content, rendered when published."

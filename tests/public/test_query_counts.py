@@ -22,7 +22,8 @@ EXPECTED = {
     "organisations": 2,
     "tag": 3,
     "tags": 2,
-    "search": 1,
+    # count, page
+    "search": 2,
     "feed": 1,
     "sitemap": 10,
     "api-entries": 2,

@@ -1,0 +1,89 @@
+# Stored search: on PostgreSQL a weighted tsvector per live version with a GIN index and
+# a trigram index over the term and aliases (pg_trgm); on SQLite two FTS5 tables, one
+# of words (porter stemmer) and one of the term and alias trigrams. Each database gets
+# only its own; the indexes are not in the model's Meta, so SQLite never sees a GIN
+# index when it rebuilds the table. The vectors and FTS rows are filled when a version
+# goes live; `manage.py rerender` (every deploy runs it) fills them for entries
+# published before this migration.
+
+import django.contrib.postgres.search
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.operations import TrigramExtension
+from django.db import migrations, models
+
+VECTOR_INDEX = GinIndex(fields=["search_vector"], name="entryversion_search_vector_idx")
+NAMES_INDEX = GinIndex(
+    fields=["search_names"], opclasses=["gin_trgm_ops"], name="entryversion_names_trgm_idx"
+)
+SQLITE_TABLES = {
+    "glossary_search": "term, aliases, summary, body, quotes, "
+    "tokenize = 'porter unicode61 remove_diacritics 2'",
+    "glossary_search_names": "name, version UNINDEXED, tokenize = 'trigram'",
+}
+
+
+def create_indexes(apps, schema_editor):
+    vendor = schema_editor.connection.vendor
+    model = apps.get_model("glossary", "EntryVersion")
+    if vendor == "postgresql":
+        schema_editor.add_index(model, VECTOR_INDEX)
+        schema_editor.add_index(model, NAMES_INDEX)
+    elif vendor == "sqlite":
+        for table, columns in SQLITE_TABLES.items():
+            schema_editor.execute(f"CREATE VIRTUAL TABLE {table} USING fts5({columns})")
+
+
+def drop_indexes(apps, schema_editor):
+    vendor = schema_editor.connection.vendor
+    model = apps.get_model("glossary", "EntryVersion")
+    if vendor == "postgresql":
+        schema_editor.remove_index(model, NAMES_INDEX)
+        schema_editor.remove_index(model, VECTOR_INDEX)
+    elif vendor == "sqlite":
+        for table in SQLITE_TABLES:
+            schema_editor.execute(f"DROP TABLE {table}")
+
+
+def fill_names(apps, schema_editor):
+    EntryVersion = apps.get_model("glossary", "EntryVersion")
+    batch = []
+    for version in EntryVersion.objects.only("pk", "data").iterator(chunk_size=500):
+        data = version.data or {}
+        version.search_names = "\n".join([data.get("term", ""), *data.get("aliases", [])])
+        batch.append(version)
+        if len(batch) == 500:
+            EntryVersion.objects.bulk_update(batch, ["search_names"])
+            batch = []
+    EntryVersion.objects.bulk_update(batch, ["search_names"])
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("glossary", "0007_public_records_and_site_generation"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="entryversion",
+            name="search_names",
+            field=models.TextField(
+                blank=True,
+                help_text="The term and its aliases, one a line: what a misspelt search is "
+                "matched against (a trigram index on PostgreSQL).",
+            ),
+        ),
+        migrations.AddField(
+            model_name="entryversion",
+            name="search_vector",
+            field=django.contrib.postgres.search.SearchVectorField(
+                blank=True,
+                editable=False,
+                help_text="The live version's words, weighted: term and aliases, summary, "
+                "body, quotes.",
+                null=True,
+            ),
+        ),
+        TrigramExtension(),
+        migrations.RunPython(fill_names, migrations.RunPython.noop),
+        migrations.RunPython(create_indexes, drop_indexes),
+    ]
