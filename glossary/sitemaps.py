@@ -1,4 +1,11 @@
-"""sitemap.xml: every public page, entries with `lastmod` = their last significant change."""
+"""The sitemap: an index at /sitemap.xml of sections a page at a time, however large the site.
+
+`/sitemap.xml` is a sitemap index (Django's `sitemap_index.xml`) naming every
+page of every section: `/sitemap-<section>.xml`, then `?p=2`, `?p=3`... with
+`SITEMAP_PAGE_SIZE` addresses each (Django's sitemap view serves them). Entries
+carry `lastmod` = their last significant change. Absolute addresses come from
+settings.SITE_URL, whatever host the request came to.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +15,24 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
+from django.contrib.sitemaps.views import SitemapIndexItem
+from django.db.models import Max
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from glossary.models import PublicRecord
-from glossary.paths import path_for
+from glossary.paths import absolute, path_for
 from glossary.selectors import public_records, published_entries
+
+# Addresses per sitemap page: small enough that a page costs no more than a public list
+# page to serve (bench/web), far under the protocol's 50,000.
+SITEMAP_PAGE_SIZE = 500
 
 
 class _Base(Sitemap[Any]):
+    limit = SITEMAP_PAGE_SIZE
+
     # Absolute URLs come from settings.SITE_URL, not the Sites framework.
     def get_domain(self, site: Any = None) -> str:
         return urlsplit(settings.SITE_URL).netloc
@@ -52,6 +69,13 @@ class EntrySitemap(_Base):
     def lastmod(self, item: dict[str, Any]) -> datetime.datetime | None:
         changed: datetime.datetime | None = item["significant_change_at"]
         return changed
+
+    def get_latest_lastmod(self) -> datetime.datetime | None:
+        # One aggregate, not every item (Django's default reads them all).
+        latest: datetime.datetime | None = published_entries().aggregate(
+            latest=Max("significant_change_at")
+        )["latest"]
+        return latest
 
 
 class _RecordSitemap(_Base):
@@ -91,3 +115,23 @@ SITEMAPS = {
     "organisations": OrganisationSitemap,
     "tags": TagSitemap,
 }
+
+
+def sitemap_index(request: HttpRequest) -> TemplateResponse:
+    """Every page of every section, as Django's sitemap index view lists them, from SITE_URL.
+
+    (Django's own view takes the host from the request or the Sites framework.)
+    """
+    items = []
+    for section, cls in SITEMAPS.items():
+        site = cls()
+        url = absolute(reverse("glossary:sitemap-section", kwargs={"section": section}))
+        lastmod = site.get_latest_lastmod()
+        items.append(SitemapIndexItem(url, lastmod))
+        items += [
+            SitemapIndexItem(f"{url}?p={page}", lastmod)
+            for page in range(2, site.paginator.num_pages + 1)
+        ]
+    return TemplateResponse(
+        request, "sitemap_index.xml", {"sitemaps": items}, content_type="application/xml"
+    )

@@ -5,7 +5,7 @@ from django.urls import include, path, register_converter
 from glossary import api, reference_views, views
 from glossary.cache import public_page
 from glossary.feeds import EntryFeed
-from glossary.sitemaps import SITEMAPS
+from glossary.sitemaps import SITEMAPS, sitemap_index
 from glossary.topics import TopicSlugConverter
 
 register_converter(TopicSlugConverter, "topic")
@@ -27,7 +27,13 @@ urlpatterns = [
     path("tags/<topic:slug>/", reference_views.tag, name="tag"),
     path("search/", views.search_page, name="search"),
     path("feed/", public_page(EntryFeed()), name="feed"),
-    path("sitemap.xml", public_page(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("sitemap.xml", public_page(sitemap_index), name="sitemap"),
+    path(
+        "sitemap-<slug:section>.xml",
+        public_page(reads=("p",))(sitemap),
+        {"sitemaps": SITEMAPS},
+        name="sitemap-section",
+    ),
     path("robots.txt", views.robots_txt, name="robots"),
     path("api/openapi.json", api.openapi, name="api-openapi"),
     path("api/v1/", include(api.url_patterns())),

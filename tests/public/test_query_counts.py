@@ -25,7 +25,10 @@ EXPECTED = {
     # count, page
     "search": 2,
     "feed": 1,
-    "sitemap": 10,
+    # the index: a count per section (5), the entries' latest change
+    "sitemap": 6,
+    # one page of entries (count, page)
+    "sitemap-entries": 2,
     "api-entries": 2,
     "api-entry": 1,
     "api-episode": 5,
@@ -59,6 +62,7 @@ def urls(entry) -> dict[str, str]:
         "search": "/search/?q=rich",
         "feed": "/feed/",
         "sitemap": "/sitemap.xml",
+        "sitemap-entries": "/sitemap-entries.xml",
         "api-entries": "/api/v1/entries/",
         "api-entry": f"/api/v1/entries/{version.slug}/",
         "api-episode": f"/api/v1/episodes/{episode.pk}/",
