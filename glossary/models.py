@@ -475,6 +475,30 @@ class PublicRecord(models.Model):
         return f"{self.get_kind_display()} {self.name}"
 
 
+class PublicRecordLink(models.Model):
+    """A person or organisation an episode's public record names (guest, employer, sponsor).
+
+    Kept with the records (glossary.records.refresh_links), so a person's or an
+    organisation's page finds its episodes with one indexed join, however many
+    episodes there are, instead of reading every episode's record.
+    """
+
+    record = models.ForeignKey(PublicRecord, on_delete=models.CASCADE, related_name="links")
+    kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
+    object_id = models.PositiveBigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["record", "kind", "object_id"], name="publicrecordlink_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["kind", "object_id"], name="publicrecordlink_object_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.record} names {self.kind} {self.object_id}"
+
+
 class SiteGeneration(models.Model):
     """A token replaced in the same transaction as every change readers can see.
 

@@ -221,6 +221,7 @@ def publish(
     if previous is not None:
         keys |= records.keys_of(document.load(previous.data))
     changed = records.refresh(keys)
+    records.refresh_links(changed)
     render_live(version, entry)
     _rerender_showing(changed, besides=version)
     _update_redirects(entry, version, previous)
@@ -288,6 +289,7 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
     if withdrawn is not None:
         search.unindex(withdrawn)
         changed = records.refresh(records.keys_of(document.load(withdrawn.data)))
+        records.refresh_links(changed)
         _rerender_showing(changed)
     rerender_linking(entry)
     _readers_see_a_change(entry.pk)
@@ -301,6 +303,7 @@ def rerender_all() -> int:
     another entry (`manage.py rerender`; every deploy runs it).
     """
     records.refresh(records.all_live_keys())
+    records.refresh_links()
     search.reindex_all()
     count = _rerender(EntryVersion.objects.live().select_related("live_for").iterator())
     _readers_see_a_change(None)

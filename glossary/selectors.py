@@ -155,6 +155,11 @@ def public_episodes() -> QuerySet[PublicRecord]:
     return public_records(PublicRecord.Kind.EPISODE)
 
 
+def public_episodes_naming(kind: str, object_id: int) -> QuerySet[PublicRecord]:
+    """Public episodes whose record names this person or organisation, in list order."""
+    return public_episodes().filter(links__kind=kind, links__object_id=object_id).distinct()
+
+
 def public_people() -> QuerySet[PublicRecord]:
     return public_records(PublicRecord.Kind.PERSON)
 

@@ -1,3 +1,6 @@
+# Public record links: whom each episode record names, so person and organisation
+# pages find their episodes by index (filled here from the records).
+#
 # Stored search: on PostgreSQL a weighted tsvector per live version with a GIN index and
 # a trigram index over the term and aliases (pg_trgm); on SQLite two FTS5 tables, one
 # of words (porter stemmer) and one of the term and alias trigrams. Each database gets
@@ -7,6 +10,7 @@
 # published before this migration.
 
 import django.contrib.postgres.search
+import django.db.models.deletion
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations, models
@@ -57,6 +61,22 @@ def fill_names(apps, schema_editor):
     EntryVersion.objects.bulk_update(batch, ["search_names"])
 
 
+def fill_links(apps, schema_editor):
+    PublicRecord = apps.get_model("glossary", "PublicRecord")
+    PublicRecordLink = apps.get_model("glossary", "PublicRecordLink")
+    links = []
+    for pk, data in PublicRecord.objects.filter(kind="episode").values_list("pk", "data"):
+        named = {("person", a["person"]) for a in data.get("appearances", [])}
+        named |= {
+            ("organisation", a["affiliation"])
+            for a in data.get("appearances", [])
+            if a.get("affiliation")
+        }
+        named |= {("organisation", s["organisation"]) for s in data.get("sponsors", [])}
+        links += [PublicRecordLink(record_id=pk, kind=k, object_id=o) for k, o in named]
+    PublicRecordLink.objects.bulk_create(links, batch_size=1000)
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("glossary", "0007_public_records_and_site_generation"),
@@ -83,6 +103,51 @@ class Migration(migrations.Migration):
                 null=True,
             ),
         ),
+        migrations.CreateModel(
+            name="PublicRecordLink",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("show", "Show"),
+                            ("episode", "Episode"),
+                            ("person", "Person"),
+                            ("organisation", "Organisation"),
+                            ("source", "Source"),
+                            ("tag", "Tag"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("object_id", models.PositiveBigIntegerField()),
+                (
+                    "record",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="links",
+                        to="glossary.publicrecord",
+                    ),
+                ),
+            ],
+            options={
+                "indexes": [
+                    models.Index(fields=["kind", "object_id"], name="publicrecordlink_object_idx")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("record", "kind", "object_id"), name="publicrecordlink_unique"
+                    )
+                ],
+            },
+        ),
+        migrations.RunPython(fill_links, migrations.RunPython.noop),
         TrigramExtension(),
         migrations.RunPython(fill_names, migrations.RunPython.noop),
         migrations.RunPython(create_indexes, drop_indexes),
