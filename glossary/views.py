@@ -80,11 +80,12 @@ def home(request: HttpRequest) -> HttpResponse:
         .order_by("lettered", Lower("term"), "term")
         .values_list("term", "slug", "summary")
     )
-    page = paginate(request, ordered, INDEX_PAGE_SIZE)
     counts: dict[str, int] = dict.fromkeys(_GROUP_ORDER, 0)
     rows = selectors.live_versions().annotate(initial=initial).values("initial")
     for row in rows.annotate(n=Count("pk")):
         counts[_letter(row["initial"] or "")] += row["n"]
+    # The letters' counts add up to the total: no second pass over every live entry.
+    page = paginate(request, ordered, INDEX_PAGE_SIZE, count=sum(counts.values()))
     letters, seen = [], 0
     for letter in _GROUP_ORDER:
         start_page = seen // INDEX_PAGE_SIZE + 1
