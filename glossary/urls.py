@@ -1,11 +1,10 @@
 from django.conf import settings
-from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path, register_converter
 
 from glossary import api, reference_views, views
 from glossary.cache import public_page
 from glossary.feeds import EntryFeed
-from glossary.sitemaps import SITEMAPS, sitemap_index
+from glossary.sitemaps import sitemap_index, sitemap_section
 from glossary.topics import TopicSlugConverter
 
 register_converter(TopicSlugConverter, "topic")
@@ -30,8 +29,7 @@ urlpatterns = [
     path("sitemap.xml", public_page(sitemap_index), name="sitemap"),
     path(
         "sitemap-<slug:section>.xml",
-        public_page(reads=("p",))(sitemap),
-        {"sitemaps": SITEMAPS},
+        public_page(reads=("p",))(sitemap_section),
         name="sitemap-section",
     ),
     path("robots.txt", views.robots_txt, name="robots"),

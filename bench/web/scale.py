@@ -143,10 +143,13 @@ def ensure_database(size: int, *, fresh: bool) -> str:
         )  # fmt: skip
         print(f"  {time.monotonic() - started:.0f} s", flush=True)
     else:
-        # Reused: bring its schema up to this code's, and its search index with it.
+        # Reused: bring its schema up to this code's.
         subprocess.run(
             [PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
         )
+    # As autovacuum would have by now in production: statistics for the planner and a
+    # visibility map (without it a count over 1,000 rows took 30 ms instead of 0.5).
+    subprocess.run(["psql", f"{PG}/{db}", "-qc", "VACUUM ANALYZE"], check=True)
     return db
 
 

@@ -1,3 +1,5 @@
+# The feed's index: the newest significant changes among published entries.
+#
 # Public record links: whom each episode record names, so person and organisation
 # pages find their episodes by index (filled here from the records).
 #
@@ -148,6 +150,15 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunPython(fill_links, migrations.RunPython.noop),
+        migrations.AddIndex(
+            model_name="entry",
+            index=models.Index(
+                models.OrderBy(models.F("significant_change_at"), descending=True),
+                models.F("term"),
+                condition=models.Q(("live_version__isnull", False)),
+                name="entry_published_recent_idx",
+            ),
+        ),
         TrigramExtension(),
         migrations.RunPython(fill_names, migrations.RunPython.noop),
         migrations.RunPython(create_indexes, drop_indexes),
