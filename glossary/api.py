@@ -38,7 +38,7 @@ from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
 from glossary.models import PublicRecord
 from glossary.paths import absolute, path_for
-from glossary.search import MAX_QUERY_LENGTH, control_character, results
+from glossary.search import MAX_QUERY_LENGTH, Results, control_character, results
 from glossary.throttle import limited
 
 MAX_PAGE_SIZE = 100
@@ -454,7 +454,7 @@ T = TypeVar("T")
 def _paginate(
     request: HttpRequest,
     paging: Paging,
-    items: QuerySet[Any] | Sequence[Any],
+    items: QuerySet[Any] | Sequence[Any] | Results,
     out: Callable[[Any], T],
 ) -> dict[str, Any]:
     paginator = Paginator(items, paging.page_size)

@@ -150,7 +150,9 @@ def refresh(keys: Iterable[Key]) -> set[Key]:
 
 def links_of(data: dict[str, Any]) -> set[tuple[str, int]]:
     """Whom an episode record names: its guests and hosts, their employers, its sponsors."""
-    named = {(Kind.PERSON, int(a["person"])) for a in data.get("appearances", [])}
+    named: set[tuple[str, int]] = {
+        (Kind.PERSON, int(a["person"])) for a in data.get("appearances", [])
+    }
     named |= {
         (Kind.ORGANISATION, int(a["affiliation"]))
         for a in data.get("appearances", [])

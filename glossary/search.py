@@ -170,7 +170,7 @@ class _ILike(Lookup[str]):
 
     lookup_name = "search_ilike"
 
-    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+    def as_sql(self, compiler: Any, connection: Any) -> Any:
         lhs, lhs_params = self.process_lhs(compiler, connection)
         rhs, rhs_params = self.process_rhs(compiler, connection)
         return f"{lhs} ILIKE {rhs}", [*lhs_params, *rhs_params]
@@ -238,7 +238,7 @@ def _vector(fields: dict[str, str]) -> Any:
         SearchVector(Value(fields[name], output_field=TextField()), weight=w, config=_CONFIG)
         for name, w in _WEIGHTS.items()
     ]
-    vector = parts[0]
+    vector: Any = parts[0]
     for part in parts[1:]:
         vector = vector + part
     return vector
@@ -285,22 +285,20 @@ def fts_query(q: str) -> str:
 def _matching_sqlite(q: str) -> QuerySet[EntryVersion]:
     match = fts_query(q)
     candidates = _names_contain(q)
-    annotations: dict[str, Any] = {"title": _title_rank(q)}
+    rank: Any = Value(None, output_field=Field())
     if match:
-        rows = "SELECT rowid FROM glossary_search WHERE glossary_search MATCH %s"
         # The reader's words are a parameter; the rest is constant.
+        rows = "SELECT rowid FROM glossary_search WHERE glossary_search MATCH %s"
         candidates |= Q(pk__in=RawSQL(rows, [match]))  # noqa: S611
         score = (
             f"(SELECT {_BM25} FROM glossary_search WHERE glossary_search MATCH %s "  # noqa: S608
             'AND rowid = "glossary_entryversion"."id")'
         )
-        annotations["rank"] = RawSQL(score, [match], output_field=Field())  # noqa: S611
-    else:
-        annotations["rank"] = Value(None, output_field=Field())
+        rank = RawSQL(score, [match], output_field=Field())  # noqa: S611
     return (
         live_versions()
         .filter(candidates)
-        .annotate(**annotations)
+        .annotate(title=_title_rank(q), rank=rank)
         .order_by("-title", F("rank").asc(nulls_last=True), "term", "pk")
     )
 

@@ -132,9 +132,10 @@ def sitemap_index(request: HttpRequest) -> TemplateResponse:
         site = cls()
         url = absolute(reverse("glossary:sitemap-section", kwargs={"section": section}))
         lastmod = site.get_latest_lastmod()
-        items.append(SitemapIndexItem(url, lastmod))
+        # (django-stubs types SitemapIndexItem.last_mod as a bool; Django passes the date.)
+        items.append(SitemapIndexItem(url, lastmod))  # type: ignore[arg-type]
         items += [
-            SitemapIndexItem(f"{url}?p={page}", lastmod)
+            SitemapIndexItem(f"{url}?p={page}", lastmod)  # type: ignore[arg-type]
             for page in range(2, site.paginator.num_pages + 1)
         ]
     return TemplateResponse(
@@ -160,11 +161,11 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
         raise Http404(
             f"There is no page {raw!r} here; pages run from 1 to {site.paginator.num_pages}."
         ) from None
-    has_lastmod = hasattr(site, "lastmod")
+    lastmod = getattr(site, "lastmod", None)
     parts = [_URLSET]
     for item in page.object_list:
         parts.append(f"  <url><loc>{escape(absolute(site.location(item)))}</loc>")
-        changed = site.lastmod(item) if has_lastmod else None
+        changed = lastmod(item) if lastmod is not None else None
         if changed is not None:
             parts.append(f"<lastmod>{timezone.localtime(changed).date().isoformat()}</lastmod>")
         parts.append("</url>\n")
