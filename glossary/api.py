@@ -38,7 +38,7 @@ from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
 from glossary.models import PublicRecord
 from glossary.paths import absolute, path_for
-from glossary.search import MAX_QUERY_LENGTH, control_character, search
+from glossary.search import MAX_QUERY_LENGTH, Results, control_character, results
 from glossary.throttle import limited
 
 MAX_PAGE_SIZE = 100
@@ -464,7 +464,7 @@ T = TypeVar("T")
 def _paginate(
     request: HttpRequest,
     paging: Paging,
-    items: QuerySet[Any] | Sequence[Any],
+    items: QuerySet[Any] | Sequence[Any] | Results,
     out: Callable[[Any], T],
 ) -> dict[str, Any]:
     paginator = Paginator(items, paging.page_size)
@@ -788,11 +788,10 @@ def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str,
     q = query.q.strip()
     if not q or control_character(q) is not None:  # QUERY_PATTERN already refused both
         raise ApiError(400, _query_problem(query.q))
-    hits = search(q, limit=MAX_PAGE_SIZE * 5)
     return _paginate(
         request,
         query,
-        hits,
+        results(q),
         lambda h: SearchHit(
             **_entry_summary(h.term, h.slug, h.summary).model_dump(), fuzzy=h.fuzzy
         ),

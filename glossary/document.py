@@ -234,6 +234,21 @@ class EntryDocument(_Part):
         parts += [q.text for q in self.quotes]
         return "\n".join(p for p in parts if p)
 
+    def search_names(self) -> str:
+        """The term and its aliases, one a line: what a misspelt search is matched against."""
+        return "\n".join([self.term, *self.aliases])
+
+    def search_fields(self) -> dict[str, str]:
+        """What search indexes, by weight: term, aliases, summary, body and references, quotes."""
+        body = [markdown_to_text(self.body), *(r.text for r in self.references)]
+        return {
+            "term": self.term,
+            "aliases": "\n".join(self.aliases),
+            "summary": self.summary,
+            "body": "\n".join(p for p in body if p),
+            "quotes": "\n".join(q.text for q in self.quotes),
+        }
+
     def dump(self) -> dict[str, Any]:
         """The JSON stored in EntryVersion.data."""
         return self.model_dump(mode="json")

@@ -7,10 +7,11 @@ not material does not put an entry back at the top of readers' feeds.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
@@ -47,9 +48,19 @@ class EntryFeed(Feed[Entry, None]):
         return f"{settings.SITE_URL}{reverse('glossary:feed')}"
 
     def items(self) -> QuerySet[Entry]:
+        # Only what the feed shows: not the rendered page, the API answer or the
+        # whole document of each version (the tags alone come out of it).
         return (
             published_entries()
             .select_related("live_version")
+            .only(
+                "first_published_at",
+                "significant_change_at",
+                "live_version__term",
+                "live_version__slug",
+                "live_version__summary",
+            )
+            .annotate(live_tags=F("live_version__data__tags"))
             .order_by("-significant_change_at", "term")[:FEED_SIZE]
         )
 
@@ -75,4 +86,5 @@ class EntryFeed(Feed[Entry, None]):
         return item.significant_change_at
 
     def item_categories(self, item: Entry) -> list[str]:
-        return [tag["name"] for tag in _live(item).data["tags"]]
+        tags: list[dict[str, Any]] = getattr(item, "live_tags", None) or []
+        return [tag["name"] for tag in tags]

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -427,6 +428,16 @@ class Entry(models.Model):
     class Meta:
         ordering = ["term"]
         verbose_name_plural = "entries"
+        indexes = [
+            # The feed: the newest significant changes among published entries, read
+            # from the top, so only the rows the feed shows are ever fetched.
+            models.Index(
+                models.F("significant_change_at").desc(),
+                "term",
+                name="entry_published_recent_idx",
+                condition=Q(live_version__isnull=False),
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.term
@@ -475,6 +486,20 @@ class EntryVersion(models.Model):
     summary = models.CharField(max_length=settings.SUMMARY_MAX_LENGTH, blank=True)
     search_text = models.TextField(
         blank=True, help_text="Aliases, body text and quotes as plain text, for search."
+    )
+    search_names = models.TextField(
+        blank=True,
+        help_text="The term and its aliases, one a line: what a misspelt search is matched "
+        "against (a trigram index on PostgreSQL).",
+    )
+    # Filled when the version goes live (glossary.search.index_live) on PostgreSQL, with
+    # a GIN index; SQLite keeps its full-text index in FTS5 tables instead. Both indexes
+    # are made by migration 0008 for their own database only, so they are not in Meta.
+    search_vector = SearchVectorField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The live version's words, weighted: term and aliases, summary, body, quotes.",
     )
     rendered_html = models.TextField(
         blank=True, help_text="The whole public page's content, rendered when published."
@@ -570,6 +595,30 @@ class PublicRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.name}"
+
+
+class PublicRecordLink(models.Model):
+    """A person or organisation an episode's public record names (guest, employer, sponsor).
+
+    Kept with the records (glossary.records.refresh_links), so a person's or an
+    organisation's page finds its episodes with one indexed join, however many
+    episodes there are, instead of reading every episode's record.
+    """
+
+    record = models.ForeignKey(PublicRecord, on_delete=models.CASCADE, related_name="links")
+    kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
+    object_id = models.PositiveBigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["record", "kind", "object_id"], name="publicrecordlink_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["kind", "object_id"], name="publicrecordlink_object_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.record} names {self.kind} {self.object_id}"
 
 
 class SiteGeneration(models.Model):

@@ -7,7 +7,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 
 # Parameters a paginated public page reads (glossary.cache keys pages on these only).
@@ -15,10 +14,16 @@ PAGE_PARAM = "page"
 
 
 def paginate(
-    request: HttpRequest, items: QuerySet[Any] | Sequence[Any], per_page: int
+    request: HttpRequest, items: Any, per_page: int, *, count: int | None = None
 ) -> Page[Any]:
-    """The page `?page=` names (the first without one); 404 for one that does not exist."""
+    """The page `?page=` names (the first without one); 404 for one that does not exist.
+
+    `items` is a queryset, a sequence or anything with `count()` and slices
+    (glossary.search.Results); `count`, when the caller knows it, saves counting.
+    """
     paginator = Paginator(items, per_page)
+    if count is not None:
+        paginator.__dict__["count"] = count  # Paginator.count is a cached_property
     raw = request.GET.get(PAGE_PARAM, "1")
     try:
         return paginator.page(raw)

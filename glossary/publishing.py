@@ -19,7 +19,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
-from glossary import api, document, entry_page, records, selectors
+from glossary import api, document, entry_page, records, search, selectors
 from glossary import cache as public_cache
 from glossary.document import Actor
 from glossary.jsonld import LiveLinks
@@ -54,6 +54,7 @@ def save_version(
         slug=doc.slug,
         summary=doc.summary,
         search_text=doc.search_text(),
+        search_names=doc.search_names(),
         comment=comment,
     )
     refs = document.referenced(doc)
@@ -213,10 +214,14 @@ def publish(
             "significant_change_at",
         ]
     )
+    search.index_live(version)
+    if previous is not None and previous.pk != version.pk:
+        search.unindex(previous)
     keys = records.keys_of(document.load(version.data))
     if previous is not None:
         keys |= records.keys_of(document.load(previous.data))
     changed = records.refresh(keys)
+    records.refresh_links(changed)
     render_live(version, entry)
     _rerender_showing(changed, besides=version)
     _update_redirects(entry, version, previous)
@@ -282,7 +287,9 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
     entry.has_unpublished_changes = True
     entry.save(update_fields=["live_version", "status", "has_unpublished_changes"])
     if withdrawn is not None:
+        search.unindex(withdrawn)
         changed = records.refresh(records.keys_of(document.load(withdrawn.data)))
+        records.refresh_links(changed)
         _rerender_showing(changed)
     rerender_linking(entry)
     _readers_see_a_change(entry.pk)
@@ -296,6 +303,8 @@ def rerender_all() -> int:
     another entry (`manage.py rerender`; every deploy runs it).
     """
     records.refresh(records.all_live_keys())
+    records.refresh_links()
+    search.reindex_all()
     count = _rerender(EntryVersion.objects.live().select_related("live_for").iterator())
     _readers_see_a_change(None)
     return count

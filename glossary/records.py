@@ -25,7 +25,7 @@ from django.db.models import Q
 
 from glossary import document, selectors
 from glossary.document import EntryDocument, Facts
-from glossary.models import EntryVersion, PublicRecord
+from glossary.models import EntryVersion, PublicRecord, PublicRecordLink
 
 Kind = PublicRecord.Kind
 Key = tuple[str, int]
@@ -146,6 +146,37 @@ def refresh(keys: Iterable[Key]) -> set[Key]:
                 record.version_id, record.published_at = version_id, published_at
                 record.save()
     return changed
+
+
+def links_of(data: dict[str, Any]) -> set[tuple[str, int]]:
+    """Whom an episode record names: its guests and hosts, their employers, its sponsors."""
+    named: set[tuple[str, int]] = {
+        (Kind.PERSON, int(a["person"])) for a in data.get("appearances", [])
+    }
+    named |= {
+        (Kind.ORGANISATION, int(a["affiliation"]))
+        for a in data.get("appearances", [])
+        if a.get("affiliation")
+    }
+    named |= {(Kind.ORGANISATION, int(s["organisation"])) for s in data.get("sponsors", [])}
+    return named
+
+
+def refresh_links(changed: Iterable[Key] | None = None) -> None:
+    """Bring the links of these episode records (all, with None) in line with their facts."""
+    records = PublicRecord.objects.filter(kind=Kind.EPISODE)
+    if changed is not None:
+        ids = [object_id for kind, object_id in changed if kind == Kind.EPISODE]
+        if not ids:
+            return
+        records = records.filter(object_id__in=ids)
+    rows = list(records.values_list("pk", "data"))
+    PublicRecordLink.objects.filter(record_id__in=[pk for pk, _ in rows]).delete()
+    PublicRecordLink.objects.bulk_create(
+        PublicRecordLink(record_id=pk, kind=kind, object_id=object_id)
+        for pk, data in rows
+        for kind, object_id in sorted(links_of(data))
+    )
 
 
 def all_live_keys() -> set[Key]:

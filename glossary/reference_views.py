@@ -34,6 +34,9 @@ Kind = PublicRecord.Kind
 # organisation or tag.
 LIST_PAGE_SIZE = 200
 ENTRIES_PAGE_SIZE = 50
+# A person's or organisation's episodes: the first this many in list order (shows A to Z,
+# newest first), with the total; a host on every episode does not make a page grow.
+EPISODES_SHOWN = 50
 
 
 def _render(
@@ -253,14 +256,16 @@ def person_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _episodes_with(predicate: Any) -> list[tuple[PublicRecord, document.Episode]]:
-    """Public episodes whose approved facts satisfy `predicate`, newest first."""
-    found = []
-    for record in selectors.public_episodes():
-        episode = document.Episode.model_validate(record.data)
-        if predicate(episode):
-            found.append((record, episode))
-    return found
+def _episodes_naming(
+    kind: str, object_id: int
+) -> tuple[list[tuple[PublicRecord, document.Episode]], int]:
+    """The first EPISODES_SHOWN public episodes naming the object, in list order, and how many."""
+    naming = selectors.public_episodes_naming(kind, object_id)
+    shown = [
+        (record, document.Episode.model_validate(record.data)) for record in naming[:EPISODES_SHOWN]
+    ]
+    total = len(shown) if len(shown) < EPISODES_SHOWN else naming.count()
+    return shown, total
 
 
 @require_safe
@@ -296,7 +301,7 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
                 }
             )
     quotes.sort(key=lambda q: q["sort"], reverse=True)
-    appeared = _episodes_with(lambda e: any(a.person == record.object_id for a in e.appearances))
+    appeared, episode_count = _episodes_naming(Kind.PERSON, record.object_id)
     orgs = selectors.records_by_id(
         Kind.ORGANISATION,
         [a.affiliation for _, e in appeared for a in e.appearances if a.affiliation],
@@ -319,6 +324,8 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
             "person": record,
             "quotes": quotes,
             "appearances": appearances,
+            "episode_count": episode_count,
+            "episodes_shown": len(appeared),
             "entries": listed.versions,
             "pager": listed.pager,
         },
@@ -352,12 +359,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     if record is None:
         raise Http404("No public page for this organisation.")
     org_id = record.object_id
-    related = _episodes_with(
-        lambda e: (
-            any(s.organisation == org_id for s in e.sponsors)
-            or any(a.affiliation == org_id for a in e.appearances)
-        )
-    )
+    related, episode_count = _episodes_naming(Kind.ORGANISATION, org_id)
     links = _episode_links([r for r, _ in related])
     people = selectors.records_by_id(
         Kind.PERSON, [a.person for _, e in related for a in e.appearances]
@@ -398,6 +400,8 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
             "sponsorships": sponsorships,
             "appearances": appearances,
             "disclosures": disclosures,
+            "episode_count": episode_count,
+            "episodes_shown": len(related),
             "entries": listed.versions,
             "pager": listed.pager,
         },

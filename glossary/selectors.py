@@ -129,7 +129,10 @@ _INDEX: dict[str, str] = {
 
 def live_versions_naming(kind: str, object_id: int) -> QuerySet[EntryVersion]:
     """The live versions that name one object (a person quoted, an episode drawn on...)."""
-    return live_versions().filter(**{_INDEX[kind]: object_id}).distinct()
+    # A semi-join (`pk IN (...)`), not a join made distinct: DISTINCT would compare every
+    # selected column, the whole document included, to count and page the rows.
+    naming = EntryVersion.objects.filter(**{_INDEX[kind]: object_id}).values("pk")
+    return live_versions().filter(pk__in=naming)
 
 
 def version_index(kind: str) -> str:
@@ -153,6 +156,11 @@ def records_by_id(kind: str, ids: Iterable[int]) -> dict[int, PublicRecord]:
 
 def public_episodes() -> QuerySet[PublicRecord]:
     return public_records(PublicRecord.Kind.EPISODE)
+
+
+def public_episodes_naming(kind: str, object_id: int) -> QuerySet[PublicRecord]:
+    """Public episodes whose record names this person or organisation, in list order."""
+    return public_episodes().filter(links__kind=kind, links__object_id=object_id).distinct()
 
 
 def public_people() -> QuerySet[PublicRecord]:

@@ -1,4 +1,13 @@
-"""sitemap.xml: every public page, entries with `lastmod` = their last significant change."""
+"""The sitemap: an index at /sitemap.xml of sections a page at a time, however large the site.
+
+`/sitemap.xml` is a sitemap index (Django's `sitemap_index.xml`) naming every
+page of every section: `/sitemap-<section>.xml`, then `?p=2`, `?p=3`... with
+`SITEMAP_PAGE_SIZE` addresses each, from Django's `Sitemap` classes below but
+written without the template engine (`sitemap_section`: 500 addresses through
+Django's template cost 25 times the page's query). Entries
+carry `lastmod` = their last significant change. Absolute addresses come from
+settings.SITE_URL, whatever host the request came to.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +17,27 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
+from django.contrib.sitemaps.views import SitemapIndexItem
+from django.core.paginator import EmptyPage, PageNotAnInteger
+from django.db.models import Max
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import escape
 
 from glossary.models import PublicRecord
-from glossary.paths import path_for
+from glossary.paths import absolute, path_for
 from glossary.selectors import public_records, published_entries
+
+# Addresses per sitemap page: small enough that a page costs no more than a public list
+# page to serve (bench/web), far under the protocol's 50,000.
+SITEMAP_PAGE_SIZE = 500
 
 
 class _Base(Sitemap[Any]):
+    limit = SITEMAP_PAGE_SIZE
+
     # Absolute URLs come from settings.SITE_URL, not the Sites framework.
     def get_domain(self, site: Any = None) -> str:
         return urlsplit(settings.SITE_URL).netloc
@@ -47,11 +69,18 @@ class EntrySitemap(_Base):
         )
 
     def location(self, item: dict[str, Any]) -> str:
-        return reverse("glossary:entry", args=[item["live_version__slug"]])
+        return path_for("glossary:entry", item["live_version__slug"])
 
     def lastmod(self, item: dict[str, Any]) -> datetime.datetime | None:
         changed: datetime.datetime | None = item["significant_change_at"]
         return changed
+
+    def get_latest_lastmod(self) -> datetime.datetime | None:
+        # One aggregate, not every item (Django's default reads them all).
+        latest: datetime.datetime | None = published_entries().aggregate(
+            latest=Max("significant_change_at")
+        )["latest"]
+        return latest
 
 
 class _RecordSitemap(_Base):
@@ -91,3 +120,54 @@ SITEMAPS = {
     "organisations": OrganisationSitemap,
     "tags": TagSitemap,
 }
+
+
+def sitemap_index(request: HttpRequest) -> TemplateResponse:
+    """Every page of every section, as Django's sitemap index view lists them, from SITE_URL.
+
+    (Django's own view takes the host from the request or the Sites framework.)
+    """
+    items = []
+    for section, cls in SITEMAPS.items():
+        site = cls()
+        url = absolute(reverse("glossary:sitemap-section", kwargs={"section": section}))
+        lastmod = site.get_latest_lastmod()
+        # (django-stubs types SitemapIndexItem.last_mod as a bool; Django passes the date.)
+        items.append(SitemapIndexItem(url, lastmod))  # type: ignore[arg-type]
+        items += [
+            SitemapIndexItem(f"{url}?p={page}", lastmod)  # type: ignore[arg-type]
+            for page in range(2, site.paginator.num_pages + 1)
+        ]
+    return TemplateResponse(
+        request, "sitemap_index.xml", {"sitemaps": items}, content_type="application/xml"
+    )
+
+
+_URLSET = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+)
+
+
+def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
+    """One page (`?p=N`) of one section's addresses, as Django's sitemap.xml lists them."""
+    if section not in SITEMAPS:
+        raise Http404(f"There is no sitemap section {section!r}.")
+    site = SITEMAPS[section]()
+    raw = request.GET.get("p", "1")
+    try:
+        page = site.paginator.page(raw)
+    except (EmptyPage, PageNotAnInteger):
+        raise Http404(
+            f"There is no page {raw!r} here; pages run from 1 to {site.paginator.num_pages}."
+        ) from None
+    lastmod = getattr(site, "lastmod", None)
+    parts = [_URLSET]
+    for item in page.object_list:
+        parts.append(f"  <url><loc>{escape(absolute(site.location(item)))}</loc>")
+        changed = lastmod(item) if lastmod is not None else None
+        if changed is not None:
+            parts.append(f"<lastmod>{timezone.localtime(changed).date().isoformat()}</lastmod>")
+        parts.append("</url>\n")
+    parts.append("</urlset>\n")
+    return HttpResponse("".join(parts), content_type="application/xml")

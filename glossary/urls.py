@@ -1,11 +1,10 @@
 from django.conf import settings
-from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path, register_converter
 
 from glossary import api, podcasting, reference_views, views
 from glossary.cache import public_page
 from glossary.feeds import EntryFeed
-from glossary.sitemaps import SITEMAPS
+from glossary.sitemaps import sitemap_index, sitemap_section
 from glossary.topics import TopicSlugConverter
 
 register_converter(TopicSlugConverter, "topic")
@@ -37,7 +36,12 @@ urlpatterns = [
     path("tags/<topic:slug>/", reference_views.tag, name="tag"),
     path("search/", views.search_page, name="search"),
     path("feed/", public_page(EntryFeed()), name="feed"),
-    path("sitemap.xml", public_page(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("sitemap.xml", public_page(sitemap_index), name="sitemap"),
+    path(
+        "sitemap-<slug:section>.xml",
+        public_page(reads=("p",))(sitemap_section),
+        name="sitemap-section",
+    ),
     path("robots.txt", views.robots_txt, name="robots"),
     path("api/", views.api_page, name="api"),
     path("api/openapi.json", api.openapi, name="api-openapi"),

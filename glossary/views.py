@@ -33,7 +33,7 @@ from glossary.context_processors import site as site_context
 from glossary.models import EntryRedirect
 from glossary.pagination import PAGE_PARAM, page_link, pager, paginate
 from glossary.paths import absolute, path_for
-from glossary.search import normalise_query, search
+from glossary.search import normalise_query, results
 from glossary.throttle import limited
 
 RECENT_COUNT = 5
@@ -81,11 +81,12 @@ def home(request: HttpRequest) -> HttpResponse:
         .order_by("lettered", Lower("term"), "term")
         .values_list("term", "slug", "summary")
     )
-    page = paginate(request, ordered, INDEX_PAGE_SIZE)
     counts: dict[str, int] = dict.fromkeys(_GROUP_ORDER, 0)
     rows = selectors.live_versions().annotate(initial=initial).values("initial")
     for row in rows.annotate(n=Count("pk")):
         counts[_letter(row["initial"] or "")] += row["n"]
+    # The letters' counts add up to the total: no second pass over every live entry.
+    page = paginate(request, ordered, INDEX_PAGE_SIZE, count=sum(counts.values()))
     letters, seen = [], 0
     for letter in _GROUP_ORDER:
         start_page = seen // INDEX_PAGE_SIZE + 1
@@ -225,16 +226,31 @@ def _redirect_or_404(request: HttpRequest, slug: str) -> HttpResponse:
     raise Http404("No published entry at this address.")
 
 
+SEARCH_PAGE_SIZE = 50
+
+
 @require_safe
 @limited("search", "PUBLIC_SEARCH_RATE_LIMIT")
-@public_page(reads=("q",))
+@public_page(reads=("q", PAGE_PARAM))
 def search_page(request: HttpRequest) -> HttpResponse:
+    """Every live entry the query finds, 50 a page (`?q=...&page=N`)."""
     query = normalise_query(request.GET.get("q", ""))
-    hits = search(query) if query else []
+    found = results(query)
+    page = paginate(request, found, SEARCH_PAGE_SIZE)
+    hits = list(page.object_list)
     return _page(
         request,
         "glossary/search.html",
-        {"query": query, "hits": hits, "fuzzy": bool(hits) and hits[0].fuzzy},
+        {
+            "query": query,
+            "hits": [
+                {"term": h.term, "url": path_for("glossary:entry", h.slug), "summary": h.summary}
+                for h in hits
+            ],
+            "total": page.paginator.count,
+            "fuzzy": found.fuzzy,
+            "pager": pager(request, page, keep=("q",)),
+        },
         title=f"Search: {query}" if query else "Search",
         description="Search the glossary.",
         path=reverse("glossary:search"),

@@ -16,6 +16,9 @@ interleaved rounds, and medians are reported.
 
 Targets: uncached entry >= 45% of trivial, cached entry >= 90%, uncached API entry
 detail >= 40%.
+
+Then, unless --skip-scale, the same pages and more at 1,000 and 10,000 generated
+entries on PostgreSQL (bench/web/scale.py; --scale-only runs just that part).
 Needs Redis on 127.0.0.1:6379 (BENCH_REDIS_URL to change) and wrk, which it
 installs from Debian with apt-get when missing.
 """
@@ -183,8 +186,23 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
-    args, _ = parser.parse_known_args()
+    parser.add_argument("--skip-scale", action="store_true", help="only the demo-sized run")
+    parser.add_argument("--scale-only", action="store_true", help="only bench/web/scale.py")
+    args, rest = parser.parse_known_args()
+    if args.scale_only:
+        return run_scale(rest)
+    demo = run_demo(args)
+    if args.skip_scale:
+        return demo
+    return run_scale(rest) or demo
 
+
+def run_scale(rest: list[str]) -> int:
+    print("\n--- at 1,000 and 10,000 entries on PostgreSQL (bench/web/scale.py) ---", flush=True)
+    return subprocess.run([PY, str(Path(__file__).with_name("scale.py")), *rest]).returncode
+
+
+def run_demo(args: argparse.Namespace) -> int:
     wrk = ensure_wrk()
     check_redis()
     # (mode, page) -> one measurement per round; the trivial view is measured right

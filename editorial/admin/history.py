@@ -13,6 +13,9 @@ from editorial.admin.base import DeskModelAdmin
 from editorial.models import WorkflowEvent
 from glossary.models import EntryVersion
 
+# Bulky or machine-only columns: the document, the rendered page, the search indexes.
+_HIDDEN_VERSION_FIELDS = ("data", "rendered_html", "search_text", "search_names", "search_vector")
+
 
 class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
     """Versions are history: read-only; compare and roll back from the entry's history page.
@@ -31,11 +34,9 @@ class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
     ]
     list_select_related = ["entry", "created_by"]
     search_fields = ["term", "slug"]
-    exclude = ["data", "rendered_html", "search_text"]
+    exclude = list(_HIDDEN_VERSION_FIELDS)
     readonly_fields = [
-        f.name
-        for f in EntryVersion._meta.fields
-        if f.name not in ("data", "rendered_html", "search_text")
+        f.name for f in EntryVersion._meta.fields if f.name not in _HIDDEN_VERSION_FIELDS
     ] + ["links"]
 
     @admin.display(description="see")

@@ -59,6 +59,7 @@ WORDS = st.text(alphabet="abcdefghij klmnop", min_size=1, max_size=12).map(str.s
 def public_urls() -> list[str]:
     """Every address readers can fetch of the demo, with its detail pages and API answers."""
     urls = ["/", "/episodes/", "/people/", "/organisations/", "/tags/", "/feed/", "/sitemap.xml"]
+    urls += ["/sitemap-entries.xml", "/sitemap-people.xml"]
     urls += ["/search/?q=network", "/search/?q=patel", "/api/v1/entries/", "/api/v1/people/"]
     urls += ["/api/v1/episodes/", "/api/v1/organisations/", "/api/v1/tags/"]
     for slug in ENTRIES:

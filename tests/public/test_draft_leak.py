@@ -34,6 +34,7 @@ from glossary.models import (
     Source,
     Sponsorship,
 )
+from glossary.sitemaps import SITEMAPS
 
 MARK = "zebraquill"
 # What the walk searches for: it finds MARK (see the control test below), while the
@@ -188,6 +189,7 @@ def live_params() -> dict[str, list[dict[str, Any]]]:
         "glossary:api-organisation": [{"slug": s} for s in orgs],
         "glossary:tag": [{"slug": s} for s in tags],
         "glossary:api-tag": [{"slug": s} for s in tags],
+        "glossary:sitemap-section": [{"section": s} for s in SITEMAPS],
     }
 
 

@@ -5,6 +5,10 @@ import xml.etree.ElementTree as ET  # our own output, not untrusted input
 import time_machine
 
 from glossary import publishing
+from glossary.feeds import FEED_SIZE
+from glossary.models import Entry
+from glossary.publishing import save_version
+from glossary.sitemaps import SITEMAP_PAGE_SIZE
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -47,15 +51,19 @@ def test_the_feed_orders_by_significant_change_and_leaves_out_drafts(client, mak
 
 def test_the_sitemap_gives_lastmod_from_the_significant_change(client, make_entry):
     publish_then_fix_a_typo(make_entry)
-    sitemap = ET.fromstring(client.get("/sitemap.xml").content)  # noqa: S314
+    sitemap = ET.fromstring(client.get("/sitemap-entries.xml").content)  # noqa: S314
     urls = {u.find(f"{SM}loc").text: u for u in sitemap.findall(f"{SM}url")}
     entry = urls["http://127.0.0.1:8000/glossary/widget/"]
     assert entry.find(f"{SM}lastmod").text.startswith("2026-11-02")
-    assert "http://127.0.0.1:8000/" in urls
+    pages = client.get("/sitemap-pages.xml").content.decode()
+    assert "<loc>http://127.0.0.1:8000/</loc>" in pages
 
 
 def test_the_sitemap_lists_public_reference_pages(client, demo):
-    locs = client.get("/sitemap.xml").content.decode()
+    locs = "".join(
+        client.get(f"/sitemap-{section}.xml").content.decode()
+        for section in ("people", "organisations", "episodes", "tags")
+    )
     for path in (
         "/people/jeetu-patel/",
         "/organisations/galileo/",
@@ -70,3 +78,47 @@ def test_robots_allows_the_site_and_points_at_the_sitemap(client, db):
     assert "User-agent: *" in body
     assert "Disallow: /admin/" in body
     assert "Sitemap: http://127.0.0.1:8000/sitemap.xml" in body
+
+
+def test_the_sitemap_is_an_index_of_every_section_page(client, make_entry, settings):
+    settings.SITE_URL = "https://glossary.example"
+    for n in range(SITEMAP_PAGE_SIZE + 3):
+        entry = Entry.objects.create(term=f"Widget {n:04}", slug=f"widget-{n:04}", summary="A.")
+        Entry.objects.filter(pk=entry.pk).update(
+            live_version=save_version(entry), status=Entry.Status.PUBLISHED
+        )
+    publishing.publish(make_entry("Zebra", slug="zebra"))
+    index = ET.fromstring(client.get("/sitemap.xml").content)  # noqa: S314
+    assert index.tag == f"{SM}sitemapindex"
+    locs = [s.find(f"{SM}loc").text for s in index.findall(f"{SM}sitemap")]
+    base = "https://glossary.example/sitemap-"
+    assert locs == [
+        f"{base}pages.xml",
+        f"{base}entries.xml",
+        f"{base}entries.xml?p=2",
+        f"{base}episodes.xml",
+        f"{base}people.xml",
+        f"{base}organisations.xml",
+        f"{base}tags.xml",
+    ]
+    first = ET.fromstring(client.get("/sitemap-entries.xml").content)  # noqa: S314
+    second = ET.fromstring(client.get("/sitemap-entries.xml?p=2").content)  # noqa: S314
+    assert len(first.findall(f"{SM}url")) == SITEMAP_PAGE_SIZE
+    assert [u.find(f"{SM}loc").text for u in second.findall(f"{SM}url")][-1] == (
+        "https://glossary.example/glossary/zebra/"
+    )
+    assert len(second.findall(f"{SM}url")) == 4
+    assert client.get("/sitemap-entries.xml?p=3").status_code == 404
+    assert client.get("/sitemap-nothing.xml").status_code == 404
+
+
+def test_robots_names_the_sitemap_index(client, db):
+    assert "Sitemap: http://127.0.0.1:8000/sitemap.xml" in client.get("/robots.txt").text
+    assert client.get("/sitemap.xml").status_code == 200
+
+
+def test_the_feed_stays_bounded(client, make_entry):
+    for n in range(FEED_SIZE + 5):
+        publishing.publish(make_entry(f"Gizmo {n:03}", slug=f"gizmo-{n:03}"))
+    feed = ET.fromstring(client.get("/feed/").content)  # noqa: S314
+    assert len(feed.findall(f"{ATOM}entry")) == FEED_SIZE

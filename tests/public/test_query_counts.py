@@ -10,8 +10,8 @@ from glossary.models import Episode
 # Queries per page, uncached. A change here is a change in how a page reads the database.
 EXPECTED = {
     "entry": 1,
-    # count, page, letters, recently updated
-    "home": 4,
+    # letters (their counts are the total), page, recently updated
+    "home": 3,
     # record, show, organisations, people, entries (count, page), approved facts (2)
     "episode": 8,
     "episodes": 3,
@@ -22,9 +22,13 @@ EXPECTED = {
     "organisations": 2,
     "tag": 3,
     "tags": 2,
-    "search": 1,
+    # count, page
+    "search": 2,
     "feed": 1,
-    "sitemap": 10,
+    # the index: a count per section (5), the entries' latest change
+    "sitemap": 6,
+    # one page of entries (count, page)
+    "sitemap-entries": 2,
     "api-entries": 2,
     "api-entry": 1,
     "api-episode": 5,
@@ -58,6 +62,7 @@ def urls(entry) -> dict[str, str]:
         "search": "/search/?q=rich",
         "feed": "/feed/",
         "sitemap": "/sitemap.xml",
+        "sitemap-entries": "/sitemap-entries.xml",
         "api-entries": "/api/v1/entries/",
         "api-entry": f"/api/v1/entries/{version.slug}/",
         "api-episode": f"/api/v1/episodes/{episode.pk}/",

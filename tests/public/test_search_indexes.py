@@ -1,0 +1,165 @@
+"""Search at any size, the same on SQLite (FTS5) and PostgreSQL (tsvector + pg_trgm).
+
+Run on both: the default run is SQLite; with
+DATABASE_URL=postgres://postgres@127.0.0.1:5432/glossary_search
+TEST_DATABASE_NAME=test_glossary_search the same tests run on PostgreSQL.
+"""
+
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from glossary import publishing
+from glossary.models import Entry
+from glossary.search import fts_query, results, search
+
+
+def slugs(query: str) -> list[str]:
+    return [hit.slug for hit in search(query)]
+
+
+def publish(make_entry: Any, term: str, **fields: Any) -> Entry:
+    entry = make_entry(term, **fields)
+    publishing.publish(entry)
+    return entry
+
+
+@pytest.mark.django_db
+def test_the_search_indexes_exist():
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'")
+            assert cursor.fetchone()
+            cursor.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s",
+                ["glossary_entryversion"],
+            )
+            indexes = dict(cursor.fetchall())
+            assert "USING gin (search_vector)" in indexes["entryversion_search_vector_idx"]
+            assert (
+                "USING gin (search_names gin_trgm_ops)" in (indexes["entryversion_names_trgm_idx"])
+            )
+        else:
+            cursor.execute("SELECT name, sql FROM sqlite_master WHERE name LIKE 'glossary_search%'")
+            tables = dict(cursor.fetchall())
+            assert "fts5" in tables["glossary_search"]
+            assert "porter" in tables["glossary_search"]
+            assert "trigram" in tables["glossary_search_names"]
+
+
+@pytest.mark.django_db
+def test_the_query_reads_the_indexes():
+    from glossary.search import _matching
+
+    if connection.vendor != "postgresql":
+        assert "VIRTUAL TABLE INDEX" in _matching("network").explain()
+        return
+    with connection.cursor() as cursor:
+        # Too few rows for the planner to choose an index unaided: forbid the other ways.
+        cursor.execute("SET enable_seqscan = off")
+        cursor.execute("SET enable_indexscan = off")
+        plan = _matching("network").explain()
+        cursor.execute("RESET enable_seqscan")
+        cursor.execute("RESET enable_indexscan")
+    assert "entryversion_search_vector_idx" in plan
+    assert "entryversion_names_trgm_idx" in plan
+
+
+def test_a_misspelt_term_or_alias_finds_the_entry(make_entry):
+    publish(make_entry, "Attention", slug="attention", aliases="Transformer architecture")
+    publish(make_entry, "Backpropagation", slug="backpropagation")
+    found = results("backpropogation")
+    assert found.fuzzy
+    assert [h.slug for h in found] == ["backpropagation"]
+    assert slugs("transformor") == ["attention"]
+    assert search("transformor")[0].fuzzy
+
+
+def test_stems_match_on_both_databases(make_entry):
+    publish(make_entry, "Router", slug="router", body="It routes packets.")
+    assert slugs("routing") == ["router"]
+    assert slugs("routed") == ["router"]
+
+
+def test_words_in_double_quotes_match_as_a_phrase(make_entry):
+    publish(make_entry, "Fabric", slug="fabric", body="Fabrics use packet switching inside.")
+    publish(make_entry, "Crossbar", slug="crossbar", body="Switching each packet in turn.")
+    assert sorted(slugs("packet switching")) == ["crossbar", "fabric"]
+    assert slugs('"packet switching"') == ["fabric"]
+
+
+def test_words_said_in_quotes_are_found(demo):
+    assert "interconnect" in slugs('"coherent cluster"')
+
+
+def test_an_alias_ranks_above_a_summary_and_body_match(make_entry):
+    publish(make_entry, "Aardvark", slug="aardvark", body="Counted in one zebibyte.")
+    publish(make_entry, "Binary prefix", slug="binary-prefix", summary="About the zebibyte.")
+    publish(make_entry, "Cubit", slug="cubit", aliases="Zebibyte")
+    assert slugs("zebibyte") == ["cubit", "binary-prefix", "aardvark"]
+
+
+def test_term_weight_beats_summary_beats_body_beats_quotes_on_both(make_entry):
+    publish(make_entry, "Alpha", slug="alpha", body="About qubits.")
+    publish(make_entry, "Beta", slug="beta", summary="About qubits.")
+    publish(make_entry, "Qubit gate", slug="qubit-gate")
+    assert slugs("qubits") == ["qubit-gate", "beta", "alpha"]
+
+
+def test_fts_queries_quote_every_word_so_nothing_typed_is_syntax():
+    assert fts_query("network") == '"network"'
+    assert fts_query('"packet switching" NEAR') == '"packet switching" AND "NEAR"'
+    assert fts_query("a or b -c") == '"a" OR "b" NOT "c"'
+    assert fts_query('-x ** "un"closed" ""') == '"un" AND "closed"""'
+    assert fts_query("*** ---") == ""
+
+
+def test_search_pages_through_every_result(client, make_entry):
+    for n in range(120):
+        publish(make_entry, f"Widget {n:03}", slug=f"widget-{n:03}", body="A gadget.")
+    assert results("gadget").count() == 120
+    first = client.get("/search/", {"q": "gadget"}).content.decode()
+    assert first.count('href="/glossary/widget-') == 50
+    assert "120 results for" in first
+    assert 'href="/search/?q=gadget&amp;page=2" rel="next"' in first
+    last = client.get("/search/", {"q": "gadget", "page": 3}).content.decode()
+    assert last.count('href="/glossary/widget-') == 20
+    assert 'href="/search/?q=gadget&amp;page=2" rel="prev"' in last
+    assert 'rel="next"' not in last
+    assert client.get("/search/", {"q": "gadget", "page": 4}).status_code == 404
+    api = client.get("/api/v1/search/", {"q": "gadget", "page_size": 100, "page": 2}).json()
+    assert api["count"] == 120
+    assert len(api["results"]) == 20
+    assert api["next"] is None and api["previous"]
+
+
+def test_a_withdrawn_entry_disappears_from_search(make_entry):
+    entry = publish(make_entry, "Quokka", slug="quokka", body="A marsupial.")
+    assert slugs("marsupial") == ["quokka"]
+    publishing.unpublish(entry)
+    assert slugs("marsupial") == []
+    assert slugs("quokka") == []
+    assert slugs("quoka") == []  # nor offered as a misspelling
+
+
+def test_only_the_live_version_is_searched(make_entry):
+    entry = publish(make_entry, "Tarsier", slug="tarsier", body="A primate.")
+    entry.body = "A small nocturnal animal."
+    entry.save()
+    assert slugs("nocturnal") == []  # the working copy is no one's to read yet
+    publishing.publish(entry)
+    assert slugs("nocturnal") == ["tarsier"]
+    assert slugs("primate") == []  # the words of the replaced version are gone
+
+
+def test_rerender_rebuilds_the_index(make_entry):
+    publish(make_entry, "Okapi", slug="okapi", body="A forest giraffid.")
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("UPDATE glossary_entryversion SET search_vector = NULL")
+        else:
+            cursor.execute("DELETE FROM glossary_search")
+    assert slugs("giraffid") == []
+    publishing.rerender_all()
+    assert slugs("giraffid") == ["okapi"]
