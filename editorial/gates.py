@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet, Subquery
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -254,6 +254,53 @@ def run_gates_for(
         results += _see_also_checks(entry, see_also.get(pk, []))
         out[pk] = results
     return out
+
+
+def may_fail_blocking(now: datetime.datetime | None = None) -> Q:
+    """An Entry filter that holds for every entry some blocking check fails on now.
+
+    The SQL form of the blocking checks below (summary, sources, freshness, broken
+    links, timestamps, sponsorship disclosures), so the dashboard can find the
+    published entries that fail without running every check on every entry; it
+    then runs the real checks on what this finds. Keep it in step with the checks:
+    tests/dashboard/test_failing_at_size.py fails each one and expects it found.
+    """
+    today = newsroom.today(now or timezone.now())
+    entry = OuterRef("pk")
+    outer_entry = OuterRef(OuterRef("pk"))
+    citations = Citation.objects.filter(entry=entry)
+    duration = F("episode__duration")
+    timed = Q(episode__duration__isnull=False)
+    drawn_on = (
+        Q(episode__in=EpisodeReference.objects.filter(entry=outer_entry).values("episode"))
+        | Q(episode__in=Quote.objects.filter(entry=outer_entry).values("episode"))
+        | Q(
+            episode__in=Disclosure.objects.filter(entry=outer_entry, episode__isnull=False).values(
+                "episode"
+            )
+        )
+    )
+    disclosed = Disclosure.objects.filter(
+        entry=outer_entry, kind=Disclosure.Kind.SPONSORSHIP, episode__isnull=False
+    ).values("episode")
+    return (
+        Q(summary__regex=r"^\s*$")
+        | ~Exists(citations)
+        | Exists(Citation.objects.stale(today).filter(entry=entry))
+        | Exists(citations.filter(source__health=Source.Health.BROKEN))
+        | Exists(EpisodeReference.objects.filter(timed, entry=entry, at__gt=duration))
+        | Exists(
+            Quote.objects.filter(timed, Q(start__gt=duration) | Q(end__gt=duration), entry=entry)
+        )
+        | Exists(
+            Disclosure.objects.filter(
+                Q(episode__isnull=True) | Q(timed, at__gt=duration),
+                entry=entry,
+                at__isnull=False,
+            )
+        )
+        | Exists(Sponsorship.objects.filter(drawn_on).exclude(episode__in=disclosed))
+    )
 
 
 def _summary_checks(entry: Entry) -> list[GateResult]:
