@@ -283,7 +283,7 @@ def may_fail_blocking(now: datetime.datetime | None = None) -> Q:
     disclosed = Disclosure.objects.filter(
         entry=outer_entry, kind=Disclosure.Kind.SPONSORSHIP, episode__isnull=False
     ).values("episode")
-    return (
+    condition: Q = (
         Q(summary__regex=r"^\s*$")
         | ~Exists(citations)
         | Exists(Citation.objects.stale(today).filter(entry=entry))
@@ -299,8 +299,9 @@ def may_fail_blocking(now: datetime.datetime | None = None) -> Q:
                 at__isnull=False,
             )
         )
-        | Exists(Sponsorship.objects.filter(drawn_on).exclude(episode__in=disclosed))
+        | Q(Exists(Sponsorship.objects.filter(drawn_on).exclude(episode__in=disclosed)))
     )
+    return condition
 
 
 def _summary_checks(entry: Entry) -> list[GateResult]:

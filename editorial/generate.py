@@ -310,7 +310,7 @@ def generate(
     sources = Source.objects.bulk_create(sources, batch_size=2000)
     tag_slugs = set(Tag.objects.values_list("slug", flat=True))
     tag_names = set(Tag.objects.values_list("name", flat=True))
-    tags = []
+    tags: list[Tag] = []
     for word in sorted(set(_SUBJECTS) | {f"{q} {s}" for q in _QUALIFIERS[:6] for s in _SUBJECTS}):
         if len(tags) >= max(10, min(150, entries // 20)):
             break
@@ -430,7 +430,7 @@ def generate(
         (SeeAlso, see_also),
         (TaggedItem, tagged),
     ]:
-        model.objects.bulk_create(objs, batch_size=2000)  # type: ignore[attr-defined]
+        model.objects.bulk_create(objs, batch_size=2000)
     result.quotes, result.citations, result.see_also = len(quotes), len(citations), len(see_also)
     result.timings["reference data and working copies"] = time.perf_counter() - started
 

@@ -27,7 +27,7 @@ from glossary.models import (
     Sponsorship,
 )
 
-BREAKS: dict[str, Callable[[Entry, Episode, Person], None]] = {
+BREAKS: dict[str, Callable[[Entry, Episode, Person], object]] = {
     "an empty summary": lambda e, ep, p: Entry.objects.filter(pk=e.pk).update(summary="  "),
     "no citation": lambda e, ep, p: Citation.objects.filter(entry=e).delete(),
     "a stale citation": lambda e, ep, p: Citation.objects.filter(entry=e).update(
@@ -40,10 +40,10 @@ BREAKS: dict[str, Callable[[Entry, Episode, Person], None]] = {
         health=Source.Health.BROKEN
     ),
     "a quote past the episode's end": lambda e, ep, p: Quote.objects.create(
-        entry=e, episode=ep, speaker=p, start=30, end=ep.duration + 5, text="q"
+        entry=e, episode=ep, speaker=p, start=30, end=(ep.duration or 0) + 5, text="q"
     ),
     "a reference past the episode's end": lambda e, ep, p: EpisodeReference.objects.create(
-        entry=e, episode=ep, speaker=p, at=ep.duration + 5, text="r"
+        entry=e, episode=ep, speaker=p, at=(ep.duration or 0) + 5, text="r"
     ),
     "a timed disclosure without its episode": lambda e, ep, p: Disclosure.objects.create(
         entry=e, kind="other", at=30, text="d"
