@@ -452,4 +452,7 @@ def generate(
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("RESET synchronous_commit")
+            # Fresh statistics for the planner now, rather than whenever autovacuum
+            # gets to tables that went from empty to tens of thousands of rows.
+            cursor.execute("ANALYZE")
     return result

@@ -54,6 +54,9 @@ def pages() -> dict[str, str]:
 def measure(client: Client, url: str, repeat: int) -> dict[str, Any]:
     for _ in range(2):
         assert client.get(url).status_code == 200, url
+    # Each request empties the query log first (request_started); start from empty
+    # so the capture's slice of the log is this request's queries.
+    connection.queries_log.clear()
     with CaptureQueriesContext(connection) as queries:
         client.get(url)
     times = []
