@@ -60,7 +60,8 @@ def prepare(size: int, regenerate: bool) -> tuple[dict[str, str], float | None]:
             "-c",
             "from glossary.models import Entry; print(Entry.objects.published().count())",
         )
-        if count.stdout.strip().isdigit() and int(count.stdout.strip()) >= size:
+        last = (count.stdout.strip().splitlines() or [""])[-1]  # after the shell's own notes
+        if last.isdigit() and int(last) >= size:
             return env, None
     psql(f"DROP DATABASE IF EXISTS {name}")
     psql(f"CREATE DATABASE {name}")
