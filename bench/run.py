@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["web", "memory", "linkcheck", "sourcetext", "transcripts"]
+BENCHES = ["web", "memory", "linkcheck", "sourcetext", "transcripts", "admin"]
 
 
 def main() -> int:

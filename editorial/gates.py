@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet, Subquery
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -346,6 +346,54 @@ def _body_checks(entry: Entry) -> list[GateResult]:
     ]
 
 
+def may_fail_blocking(now: datetime.datetime | None = None) -> Q:
+    """An Entry filter that holds for every entry some blocking check fails on now.
+
+    The SQL form of the blocking checks below (summary, sources, freshness, broken
+    links, timestamps, sponsorship disclosures), so the dashboard can find the
+    published entries that fail without running every check on every entry; it
+    then runs the real checks on what this finds. Keep it in step with the checks:
+    tests/dashboard/test_failing_at_size.py fails each one and expects it found.
+    """
+    today = newsroom.today(now or timezone.now())
+    duration = F("episode__duration")
+    timed = Q(episode__duration__isnull=False)
+
+    # Every part is an uncorrelated sub-select of entry ids, computed once and
+    # probed as a hash: the cost grows with the tables, not with tables × entries.
+    def entries(parts: Any) -> Q:
+        return Q(pk__in=parts.values("entry"))
+
+    def undisclosed(model: Any) -> Any:
+        return model.objects.filter(episode__sponsorships__isnull=False).exclude(
+            Exists(
+                Disclosure.objects.filter(
+                    entry=OuterRef("entry"),
+                    episode=OuterRef("episode"),
+                    kind=Disclosure.Kind.SPONSORSHIP,
+                )
+            )
+        )
+
+    condition: Q = (
+        Q(summary__regex=r"^\s*$")
+        | ~entries(Citation.objects.all())
+        | entries(Citation.objects.stale(today))
+        | entries(Citation.objects.filter(source__health=Source.Health.BROKEN))
+        | entries(EpisodeReference.objects.filter(timed, at__gt=duration))
+        | entries(Quote.objects.filter(timed, Q(start__gt=duration) | Q(end__gt=duration)))
+        | entries(
+            Disclosure.objects.filter(
+                Q(episode__isnull=True) | Q(timed, at__gt=duration), at__isnull=False
+            )
+        )
+        | entries(undisclosed(EpisodeReference))
+        | entries(undisclosed(Quote))
+        | entries(undisclosed(Disclosure))
+    )
+    return condition
+
+
 def _summary_checks(entry: Entry) -> list[GateResult]:
     # About what search engines show of a meta description.
     limit = settings.META_DESCRIPTION_MAX_LENGTH
@@ -464,11 +512,11 @@ def _citation_checks(
     results += broken or [
         GateResult.ok(SOURCE_NOT_BROKEN, "No cited source is broken.", blocking=True)
     ]
-    results += _claim_checks(claims)
+    results += claim_checks(claims)
     return results
 
 
-def _claim_checks(claims: list[report.ClaimWarning]) -> list[GateResult]:
+def claim_checks(claims: list[report.ClaimWarning]) -> list[GateResult]:
     """Notes quoting a figure or phrase their source's current text no longer says.
 
     A warning: the page may have corrected itself, or the entry may need to; a

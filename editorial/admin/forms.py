@@ -89,8 +89,17 @@ class PreloadingInlineFormSet(forms.BaseInlineFormSet[Any, Any, Any]):
         return qs
 
     def _share_choices(self) -> None:
-        """Plain selects (not autocompletes) evaluate their choices once, not per row."""
+        """Plain selects (not autocompletes) evaluate their choices once, not per row.
+
+        Hidden fields are left alone: a row's hidden `id` is a model choice field
+        over the whole part table (every citation of every entry), and listing it
+        would read and label all of them. It renders its own value and validates
+        with one lookup. The plain selects that remain list only this entry's rows
+        (a disclosure's claim); every unbounded table is an autocomplete.
+        """
         for name, field in self.empty_form.fields.items():
+            if field.widget.is_hidden:
+                continue
             if isinstance(field, forms.ModelChoiceField) and not isinstance(
                 getattr(field.widget, "widget", None), AutocompleteSelect
             ):

@@ -1,0 +1,104 @@
+"""The dashboard finds failing published entries with the SQL form of the blocking checks.
+
+`editorial.gates.may_fail_blocking` must find every entry a blocking check fails
+on (the real checks then run on what it finds); each case below breaks one check.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from editorial import gates, workflow
+from glossary.models import (
+    Citation,
+    Disclosure,
+    Entry,
+    Episode,
+    EpisodeReference,
+    Organisation,
+    Person,
+    Quote,
+    Source,
+    Sponsorship,
+)
+
+BREAKS: dict[str, Callable[[Entry, Episode, Person], object]] = {
+    "an empty summary": lambda e, ep, p: Entry.objects.filter(pk=e.pk).update(summary="  "),
+    "no citation": lambda e, ep, p: Citation.objects.filter(entry=e).delete(),
+    "a stale citation": lambda e, ep, p: Citation.objects.filter(entry=e).update(
+        checked_on=datetime.date(2020, 1, 1)
+    ),
+    "a citation never checked": lambda e, ep, p: Citation.objects.filter(entry=e).update(
+        checked_on=None
+    ),
+    "a broken source": lambda e, ep, p: Source.objects.filter(citations__entry=e).update(
+        health=Source.Health.BROKEN
+    ),
+    "a quote past the episode's end": lambda e, ep, p: Quote.objects.create(
+        entry=e, episode=ep, speaker=p, start=30, end=(ep.duration or 0) + 5, text="q"
+    ),
+    "a reference past the episode's end": lambda e, ep, p: EpisodeReference.objects.create(
+        entry=e, episode=ep, speaker=p, at=(ep.duration or 0) + 5, text="r"
+    ),
+    "a timed disclosure without its episode": lambda e, ep, p: Disclosure.objects.create(
+        entry=e, kind="other", at=30, text="d"
+    ),
+    "a sponsored episode without a disclosure": lambda e, ep, p: (
+        Sponsorship.objects.create(
+            episode=ep, organisation=Organisation.objects.create(name="Acme", slug="acme")
+        ),
+        Quote.objects.create(entry=e, episode=ep, speaker=p, start=30, text="q"),
+    ),
+}
+
+
+@pytest.fixture
+def published(entry_in_review: Callable[..., Entry], editor: User) -> Entry:
+    entry = entry_in_review("Interconnect")
+    workflow.publish_entry(entry, user=editor)
+    return entry
+
+
+def found(entry: Entry) -> bool:
+    return Entry.objects.filter(gates.may_fail_blocking(), pk=entry.pk).exists()
+
+
+def fails(entry: Entry) -> bool:
+    entry.refresh_from_db()
+    return bool(gates.blocking_failures(gates.run_gates(entry)))
+
+
+def test_an_entry_passing_every_check_is_not_a_candidate(published: Entry) -> None:
+    assert not fails(published) and not found(published)
+
+
+@pytest.mark.parametrize("case", list(BREAKS))
+def test_each_blocking_failure_is_found_by_the_sql_form(
+    case: str, published: Entry, episode: Episode, person: Person
+) -> None:
+    BREAKS[case](published, episode, person)
+    assert fails(published), case
+    assert found(published), case
+
+
+def test_a_disclosed_sponsorship_is_not_a_candidate(
+    published: Entry, episode: Episode, person: Person
+) -> None:
+    BREAKS["a sponsored episode without a disclosure"](published, episode, person)
+    Disclosure.objects.create(entry=published, kind="sponsorship", episode=episode)
+    assert not fails(published) and not found(published)
+
+
+def test_the_dashboard_lists_a_failing_published_entry(
+    client: Client, editor: User, published: Entry
+) -> None:
+    BREAKS["a broken source"](published, None, None)  # type: ignore[arg-type]
+    client.force_login(editor)
+    body = client.get("/admin/dashboard/").content.decode()
+    section = body.split('id="published-failing"')[1].split("</section>")[0]
+    assert "Interconnect" in section
