@@ -94,7 +94,8 @@ def test_main_admin_pages_have_no_serious_accessibility_violations(browser, site
         problems["/admin/login/"] = found
     page.fill("#id_username", "chief")
     page.fill("#id_password", "pw-chief-123")
-    page.click("input[type=submit]")
+    with page.expect_navigation():
+        page.click("input[type=submit]")
     for path in [
         "/admin/",
         "/admin/dashboard/",

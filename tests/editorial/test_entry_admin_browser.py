@@ -20,11 +20,13 @@ def test_saving_the_seed_entry_in_a_browser_keeps_every_timestamp(browser, live_
     page.goto(f"{live_server.url}/admin/login/")
     page.fill("#id_username", "chief")
     page.fill("#id_password", "pw-chief-123")
-    page.click("input[type=submit]")
+    with page.expect_navigation():
+        page.click("input[type=submit]")
     page.goto(f"{live_server.url}/admin/glossary/entry/{entry.pk}/change/")
     assert page.input_value("#id_quotes-0-start") == "25:38"
     page.fill("#id_summary", "Edited in a real browser.")
-    page.click("input[name=_continue]")
+    with page.expect_navigation():
+        page.click("input[name=_continue]")
 
     page.screenshot(path=str(ARTIFACTS / "admin-entry-saved.png"), full_page=False)
     assert page.locator(".errornote").count() == 0

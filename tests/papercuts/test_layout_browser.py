@@ -32,7 +32,8 @@ def test_inline_errors_stay_inside_their_cells_and_the_tag_box_shows_its_text(br
     page.goto(f"{live_server.url}/admin/login/")
     page.fill("#id_username", "chief")
     page.fill("#id_password", "pw-chief-123")
-    page.click("input[type=submit]")
+    with page.expect_navigation():
+        page.click("input[type=submit]")
     page.goto(f"{live_server.url}/admin/glossary/entry/{entry.pk}/change/")
     tags = page.locator("#id_tags")
     tags.fill("ai infrastructure, networking, optical interconnects, scale-out")
@@ -41,7 +42,8 @@ def test_inline_errors_stay_inside_their_cells_and_the_tag_box_shows_its_text(br
     page.fill("#id_quotes-0-start", "not a time")
     page.fill("#id_quotes-0-end", "also not")
     page.fill("#id_references-0-at", "bad time")
-    page.click("input[name=_continue]")
+    with page.expect_navigation():
+        page.click("input[name=_continue]")
     # Each error and the fields beside it in the same row: no two boxes overlap.
     overlaps = page.evaluate(
         """() => {
