@@ -7,10 +7,13 @@ Podcasting 2.0) and applies it to the show's episodes in one transaction
 (glossary.episode_feed.apply_feed): a bad feed raises and saves nothing.
 
 Whoever runs the import is credited with the versions it records in entries showing a
-changed episode, as if they had made the change in the admin; the scheduled refresh
-(`refresh_show`, run by `editorial.tasks.refresh_feeds`) is credited to the inactive
-system user `feed-refresh` ("Feed refresh (automatic)"), who can never sign in, so any
-editor may review and publish what it recorded. See docs/feeds.md.
+changed episode, as if they had made the change in the admin. The scheduled refresh
+(`refresh_show`, run by `editorial.tasks.refresh_feeds`) is credited to whoever set the
+show's feed URL (`Show.feed_url_set_by`): choosing the feed is choosing its words, so
+the person who chose it is an author of what it brings and another editor approves
+it. A feed URL nobody on the desk set (a fixture, a shell) is credited to the inactive
+system user `feed-refresh` ("Feed refresh (automatic)"), who can never sign in. See
+docs/feeds.md.
 """
 
 from __future__ import annotations
@@ -81,7 +84,8 @@ def import_feed(show: Show, url_or_file: str, *, user: Actor) -> FeedImport:
 
 
 def system_user() -> User:
-    """The user the scheduled refresh is credited to: inactive, no password, clearly named."""
+    """The user a refresh nobody on the desk asked for is credited to: inactive, no password,
+    clearly named."""
     user, created = User.objects.get_or_create(
         username=SYSTEM_USERNAME,
         defaults={"first_name": "Feed refresh", "last_name": "(automatic)", "is_active": False},
@@ -92,14 +96,20 @@ def system_user() -> User:
     return user
 
 
+def refresh_user(show: Show) -> User:
+    """Who the scheduled refresh of `show` is credited to: whoever set its feed URL, or the
+    system user when nobody on the desk did."""
+    return show.feed_url_set_by or system_user()
+
+
 def refresh_show(show_id: int) -> str:
-    """Import one show's feed from its `feed_url` as the system user; never raises for a bad
-    or unreachable feed: the reason is kept on the show (`feed_error`) and logged."""
-    show = Show.objects.get(pk=show_id)
+    """Import one show's feed from its `feed_url`, credited to `refresh_user`; never raises
+    for a bad or unreachable feed: the reason is kept on the show (`feed_error`) and logged."""
+    show = Show.objects.select_related("feed_url_set_by").get(pk=show_id)
     if not show.feed_url:
         return f"{show.name}: no feed URL; not refreshed."
     try:
-        result = import_feed(show, show.feed_url, user=system_user())
+        result = import_feed(show, show.feed_url, user=refresh_user(show))
     except (FeedImportError, FeedError) as exc:
         Show.objects.filter(pk=show.pk).update(feed_error=str(exc)[:2000])
         logger.warning("feed refresh of %s failed: %s", show.slug, exc)

@@ -98,6 +98,17 @@ class Show(models.Model):
         help_text="The show's RSS feed. “Import/refresh from feed” and the scheduled refresh "
         "read its episodes from here; leave empty to turn both off for this show.",
     )
+    feed_url_set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="feed URL set by",
+        null=True,
+        blank=True,
+        editable=False,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who last set the feed URL. The scheduled refresh records its changes in "
+        "their name: whoever chose the feed cannot also approve what it brings.",
+    )
     feed_refreshed_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When the feed was last imported."
     )

@@ -120,7 +120,19 @@ class ShowAdmin(ReferenceAdmin):
     actions = ["import_from_feed"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [*super().get_readonly_fields(request, obj), "feed_refreshed_at", "feed_error"]
+        return [
+            *super().get_readonly_fields(request, obj),
+            "feed_url_set_by",
+            "feed_refreshed_at",
+            "feed_error",
+        ]
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        # Whoever points the show at a feed answers for what the scheduled refresh brings
+        # from it (editorial.feeds.refresh_show), so they cannot approve it themselves.
+        if "feed_url" in form.changed_data:
+            obj.feed_url_set_by = acting_user(request) if obj.feed_url else None
+        super().save_model(request, obj, form, change)
 
     @admin.action(description="Import/refresh from feed", permissions=["change"])
     def import_from_feed(self, request: HttpRequest, queryset: QuerySet[Show]) -> None:

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
-from editorial import feeds, tasks
+from editorial import feeds, tasks, workflow
 from glossary.models import Entry, Episode, Show
 from tests.feeds.feeds import feed, item
 from tests.personas import client_for
@@ -155,3 +156,58 @@ def test_a_failing_scheduled_refresh_is_recorded_on_the_show(db, feed_server, al
     message = tasks.refresh_feed.delay(show.pk).get()
     show.refresh_from_db()
     assert "answered HTTP 404" in message and "answered HTTP 404" in show.feed_error
+
+
+def test_whoever_sets_the_feed_url_cannot_approve_what_the_scheduled_refresh_brings(
+    demo, editor, second_editor, writer, feed_server, allow_loopback
+):
+    """Choosing the feed is choosing its words: an editor who points the show at a feed
+    they control, waits for the scheduled refresh, and publishes, is refused."""
+    from glossary.demo import DEMO_FEED
+    from tests.workflow.formdata import form_data
+
+    feed_server.pages["/feed.xml"] = (
+        200,
+        "application/rss+xml",
+        DEMO_FEED.read_bytes().replace(
+            b"Every Layer at Once: Where Chip Gains Come From", b"Words I Wrote Myself"
+        ),
+    )
+    show = Show.objects.get(slug="demo-show")
+    page = reverse("admin:glossary_show_change", args=[show.pk])
+    client = client_for(editor)
+    data = form_data(client.get(page).content.decode(), "show_form")
+    data["feed_url"] = feed_server.url("/feed.xml")
+    assert client.post(page, data).status_code == 302
+    show.refresh_from_db()
+    assert show.feed_url_set_by == editor
+    shown = client.get(page).content.decode()
+    assert "Feed URL set by" in shown
+    assert f">{editor.get_username()}</a></div>" in shown
+
+    assert tasks.refresh_feeds.delay().get() == 1
+    entry = Entry.objects.get(slug="interconnect")
+    latest = entry.versions.order_by("-number").first()
+    assert latest is not None and latest.created_by == editor
+    assert "Updated from the feed of The Show" in latest.comment
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused):
+        workflow.publish_entry(entry, user=editor)
+    workflow.publish_entry(entry, user=second_editor)
+    assert "Words I Wrote Myself" in Client().get("/glossary/interconnect/").content.decode()
+
+
+def test_clearing_the_feed_url_forgets_who_set_it(demo, editor):
+    from tests.workflow.formdata import form_data
+
+    show = Show.objects.get(slug="demo-show")
+    Show.objects.filter(pk=show.pk).update(
+        feed_url="https://feeds.example.org/show.xml", feed_url_set_by=editor
+    )
+    page = reverse("admin:glossary_show_change", args=[show.pk])
+    client = client_for(editor)
+    data = form_data(client.get(page).content.decode(), "show_form")
+    data["feed_url"] = ""
+    assert client.post(page, data).status_code == 302
+    show.refresh_from_db()
+    assert show.feed_url == "" and show.feed_url_set_by is None
