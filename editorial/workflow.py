@@ -272,18 +272,30 @@ def publish_entry(
     return version
 
 
+# What confirming a citation writes into a document: the check date, the reader's
+# excerpt of the page as confirmed (editorial.sourcetext) with its date, and whether the
+# page has changed since it was confirmed.
+CONFIRMATION_FIELDS = {
+    "checked_on": None,
+    "excerpt": "",
+    "excerpt_on": None,
+    "source_changed": False,
+}
+
+
 def _without_check_dates(data: dict[str, Any]) -> dict[str, Any]:
     return {
         **data,
-        "citations": [{**c, "checked_on": None} for c in data.get("citations", [])],
+        "citations": [{**c, **CONFIRMATION_FIELDS} for c in data.get("citations", [])],
     }
 
 
 def only_check_dates_differ(live: dict[str, Any], working: dict[str, Any]) -> bool:
-    """Whether two stored documents differ, and only in their citations' check dates.
+    """Whether two stored documents differ, and only in what re-confirming citations writes.
 
     Fingerprints live on the source (shared by every entry) and take effect when
-    confirmed, so the check date is all a re-confirmation changes in a document.
+    confirmed; in a document a re-confirmation changes the check date, the excerpt
+    and its date, and "changed since confirmed" (CONFIRMATION_FIELDS), nothing else.
     """
     return live != working and _without_check_dates(live) == _without_check_dates(working)
 

@@ -116,3 +116,43 @@ def test_the_dashboard_lists_entries_with_only_new_check_dates(
     section = body[body.index('id="check-dates"') : body.index('id="stale-citations"')]
     assert "Interconnect" in section and "fiona_checker" in section
     assert "Chiplet" not in section
+
+
+def test_a_real_reconfirmation_of_a_changed_source_is_a_check_date_only_change(
+    published: Entry, fact_checker: User, editor: User, writer: User
+) -> None:
+    """Confirming again also rewrites what the confirmation stores (the reader's excerpt,
+    its date, "changed since confirmed"); that is still only a re-confirmation."""
+    from django.utils import timezone
+
+    from editorial.sourcetext.service import confirm_citations, record_text
+    from glossary.models import Source
+
+    citation = Citation.objects.select_related("source").get(entry=published)
+    source = citation.source
+    record_text(source.pk, "It defines the links that join AI chips.", "fp-old", timezone.now())
+    Source.objects.filter(pk=source.pk).update(last_fingerprint="fp-old")
+    confirm_citations([Citation.objects.get(pk=citation.pk)], user=fact_checker)
+    # The page changes before the next publish: readers' version says so.
+    record_text(
+        source.pk, "It defines the links that join AI chips, and more.", "fp-new", timezone.now()
+    )
+    Source.objects.filter(pk=source.pk).update(last_fingerprint="fp-new")
+    record_edit(published, user=writer, comment="Confirmed once.")
+    workflow.submit_for_review(published, user=writer)
+    workflow.publish_entry(published, user=editor)
+    published.refresh_from_db()
+    assert published.live_version is not None
+    assert published.live_version.data["citations"][0]["source_changed"] is True
+    # The fact-checker reads the page again and confirms it.
+    Citation.objects.filter(pk=citation.pk).update(checked_on=NEW_DATE, checked_by=fact_checker)
+    confirm_citations([Citation.objects.get(pk=citation.pk)], user=fact_checker)
+    record_edit(published, user=fact_checker, comment="Re-confirmed.")
+    published.refresh_from_db()
+    pair = workflow.check_dates_only_versions(published)
+    assert pair is not None
+    assert pair[1].data["citations"][0]["excerpt_on"] == NEW_DATE.isoformat()
+    assert published in dashboard.check_dates_only_entries()
+    version = workflow.publish_check_dates(published, user=editor)
+    assert version.data["citations"][0]["checked_on"] == NEW_DATE.isoformat()
+    assert version.data["citations"][0]["source_changed"] is False
