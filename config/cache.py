@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import redis
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +27,33 @@ _OUTAGE = (redis.ConnectionError, redis.TimeoutError, OSError)
 _WARN_EVERY = 30.0
 
 
+class _OneClientPerPool(RedisCacheClient):
+    """Django's client makes a new `redis.Redis` for every call, and building one (its
+    table of response callbacks) cost 0.15 ms, as much as the round trip itself. A
+    `redis.Redis` is safe to share between threads (each command takes a connection
+    from the pool), so one per pool serves every call."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        # django-stubs declares the client's public methods only.
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._clients[id(pool)] = self._client(  # type: ignore[attr-defined]
+                connection_pool=pool
+            )
+        return client
+
+
 class ResilientRedisCache(RedisCache):
     _last_warning = 0.0
+
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = _OneClientPerPool
 
     def _safely(self, operation: str, default: T, call: Callable[[], T]) -> T:
         try:
@@ -90,6 +115,21 @@ class ResilientRedisCache(RedisCache):
         return self._safely(
             "incr", 0, lambda: super(ResilientRedisCache, self).incr(key, delta, version)
         )
+
+    def count_in_window(self, key: str, seconds: int) -> int | None:
+        """Add one to the counter `key`, which expires `seconds` after its first hit, and
+        return the count: one round trip (INCR and EXPIRE NX pipelined), where Django's
+        add-then-incr takes three. The per-client limits count with it
+        (glossary.throttle). None while Redis is away: nobody is limited then."""
+
+        def call() -> int:
+            full = self.make_and_validate_key(key)
+            pipe = self._cache.get_client(full, write=True).pipeline(transaction=False)
+            pipe.incr(full)
+            pipe.expire(full, seconds, nx=True)
+            return int(pipe.execute()[0])
+
+        return self._safely("count_in_window", None, call)
 
     def delete(self, key: Any, version: Any = None) -> bool:
         return self._safely(

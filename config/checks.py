@@ -16,6 +16,9 @@ from typing import Any
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.core.exceptions import ImproperlyConfigured
+
+from glossary.throttle import parse_rate
 
 
 @register(Tags.security, deploy=True)
@@ -112,3 +115,18 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[Ch
             )
         )
     return messages
+
+
+@register()
+def check_rate_limits(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """A limit that cannot be read stops the server at start, not a reader's request."""
+    errors: list[CheckMessage] = []
+    for name in ("PUBLIC_SEARCH_RATE_LIMIT", "PUBLIC_API_RATE_LIMIT"):
+        rate = getattr(settings, name)
+        if not rate:
+            continue
+        try:
+            parse_rate(rate)
+        except ImproperlyConfigured as exc:
+            errors.append(Error(f"{name}: {exc}", id="glossary.E005"))
+    return errors
