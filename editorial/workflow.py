@@ -238,19 +238,23 @@ def publish_entry(
                 "A correction note is for a change to an entry readers have already seen; "
                 "this is its first publication."
             )
-        # Publish the version the editor reviewed when it is the working copy, instead
-        # of freezing an identical copy under a new number.
-        reuse = (
-            latest
-            if latest is not None
-            and latest.published_at is None
-            and latest.data == document.build(locked).dump()
-            else None
-        )
+        # Readers get exactly the version the editor reviewed: its stored document,
+        # never a fresh build of the working copy, which may have moved since without
+        # a version of this entry (a renamed see-also target, a flag the link checker
+        # set). A version published before (re-publishing after a withdrawal) goes
+        # out again as a copy under a new number, its content unchanged.
+        reviewed = latest
+        if latest is not None and latest.published_at is not None:
+            reviewed = publishing.save_version(
+                locked,
+                user=user,
+                comment="Published again as it was last published.",
+                doc=document.load(latest.data),
+            )
         version = publishing.publish(
             locked,
             user=user,
-            version=reuse,
+            version=reviewed,
             material=material,
             correction_note=note,
             comment=comment,

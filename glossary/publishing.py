@@ -89,7 +89,32 @@ def record_edit(
     )
     entry.updated_at, entry.updated_by = now, _user(user)
     entry.has_unpublished_changes, entry.status = True, status
-    return save_version(entry, user=user, comment=comment, doc=doc)
+    version = save_version(entry, user=user, comment=comment, doc=doc)
+    _record_rename_in_linking(entry, version, user=user)
+    return version
+
+
+def _record_rename_in_linking(entry: Entry, version: EntryVersion, *, user: Actor) -> None:
+    """An entry without a live version is named in others' see-also by its working term
+    (document.build). Renaming it changes those entries' documents: record that as
+    versions of them, credited to whoever renamed it, so it reaches readers only when
+    someone else publishes them (docs/workflow.md)."""
+    if entry.live_version_id is not None:
+        return  # others name it by its live term, which a draft does not change
+    before = (
+        entry.versions.filter(number__lt=version.number)
+        .order_by("-number")
+        .values_list("term", flat=True)
+        .first()
+    )
+    if before is None or before == version.term:
+        return
+    what = f"The entry it links to, “{before}”, was renamed “{version.term}”."
+    for other in Entry.objects.filter(see_also__target=entry).exclude(pk=entry.pk).distinct():
+        doc = document.build(other)
+        latest = other.versions.order_by("-number").values_list("data", flat=True).first()
+        if latest is not None and latest != doc.dump():
+            record_edit(other, user=user, comment=what, doc=doc)
 
 
 @transaction.atomic
