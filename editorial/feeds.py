@@ -6,13 +6,14 @@ checker's SSRF-safe client, editorial.linkcheck.download, with its timeouts and 
 Podcasting 2.0) and applies it to the show's episodes in one transaction
 (glossary.episode_feed.apply_feed): a bad feed raises and saves nothing.
 
-Whoever runs the import is credited with the versions it records in entries showing a
-changed episode, as if they had made the change in the admin. The scheduled refresh
-(`refresh_show`, run by `editorial.tasks.refresh_feeds`) is credited to whoever set the
-show's feed URL (`Show.feed_url_set_by`): choosing the feed is choosing its words, so
-the person who chose it is an author of what it brings and another editor approves
-it. A feed URL nobody on the desk set (a fixture, a shell) is credited to the inactive
-system user `feed-refresh` ("Feed refresh (automatic)"), who can never sign in. See
+What a show's feed brings (the admin's import, "Take the feed's", a transcript the feed
+names, the scheduled refresh `refresh_show` run by `editorial.tasks.refresh_feeds`) is
+credited to whoever set the show's feed URL (`Show.feed_url_set_by`, `credited_for`):
+choosing the feed is choosing its words, so the person who chose it is an author of
+what it brings and another editor approves it. When nobody on the desk set the URL (a
+fixture, a shell), whoever asked is credited, and the scheduled refresh the inactive
+system user `feed-refresh` ("Feed refresh (automatic)"), who can never sign in. The
+`import_feed` command reads the file or URL it is given and credits `--user`. See
 docs/feeds.md.
 """
 
@@ -94,6 +95,13 @@ def system_user() -> User:
         user.set_unusable_password()
         user.save(update_fields=["password"])
     return user
+
+
+def credited_for(show: Show, user: Actor) -> Actor:
+    """Who a change brought from `show`'s feed (an import, "Take the feed's", a transcript
+    the feed names) is credited to: whoever set the feed URL, since choosing the feed
+    chose its words; `user`, who asked for it, when nobody on the desk set it."""
+    return show.feed_url_set_by or user
 
 
 def refresh_user(show: Show) -> User:

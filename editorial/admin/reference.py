@@ -47,7 +47,9 @@ from glossary.transcripts.feed import FeedError
 from glossary.transcripts.parse import TranscriptError, parse_transcript
 
 
-def tell_what_was_recorded(request: HttpRequest, versions: list[Any], what: str) -> None:
+def tell_what_was_recorded(
+    request: HttpRequest, versions: list[Any], what: str, credited: Any = None
+) -> None:
     if not versions:
         messages.info(
             request, f"{what} No entry's page shows it, so no entry needed a new version."
@@ -55,10 +57,13 @@ def tell_what_was_recorded(request: HttpRequest, versions: list[Any], what: str)
         return
     count = len({v.entry_id for v in versions})
     entries = f"{count} entr{'y' if count == 1 else 'ies'}"
+    to = "you"
+    if credited is not None and credited.pk != getattr(request.user, "pk", None):
+        to = f"{credited.get_username()}, who set the show's feed URL"
     messages.warning(
         request,
         f"{what} Readers still see it as last published. {entries} showing it now have a "
-        "new version with this change, credited to you; it reaches readers when another "
+        f"new version with this change, credited to {to}; it reaches readers when another "
         "editor publishes one of them.",
     )
 
@@ -136,9 +141,9 @@ class ShowAdmin(ReferenceAdmin):
 
     @admin.action(description="Import/refresh from feed", permissions=["change"])
     def import_from_feed(self, request: HttpRequest, queryset: QuerySet[Show]) -> None:
-        """Read each selected show's feed URL now, credited to the signed-in user."""
-        user = acting_user(request)
-        for show in queryset.order_by("name"):
+        """Read each selected show's feed URL now, credited to whoever set it (the
+        signed-in user when nobody on the desk did: feeds.credited_for)."""
+        for show in queryset.select_related("feed_url_set_by").order_by("name"):
             if not show.feed_url:
                 self.message_user(
                     request,
@@ -148,7 +153,9 @@ class ShowAdmin(ReferenceAdmin):
                 )
                 continue
             try:
-                result = feeds.import_feed(show, show.feed_url, user=user)
+                result = feeds.import_feed(
+                    show, show.feed_url, user=feeds.credited_for(show, acting_user(request))
+                )
             except (feeds.FeedImportError, FeedError) as exc:
                 Show.objects.filter(pk=show.pk).update(feed_error=str(exc)[:2000])
                 self.message_user(
@@ -213,10 +220,11 @@ class EpisodeAdmin(ReferenceAdmin):
     @admin.action(description="Fetch the transcript named in the feed", permissions=["change"])
     def fetch_feed_transcript(self, request: HttpRequest, queryset: QuerySet[Episode]) -> None:
         """Import each selected episode's `podcast:transcript` through the link checker's
-        guard, credited to the signed-in user; a failure leaves that episode's transcript
-        as it was and names why."""
-        user = acting_user(request)
-        for episode in queryset.select_related("show").order_by("season", "number"):
+        guard, credited to whoever set the show's feed URL (feeds.credited_for); a failure
+        leaves that episode's transcript as it was and names why."""
+        clicker = acting_user(request)
+        episodes = queryset.select_related("show__feed_url_set_by")
+        for episode in episodes.order_by("season", "number"):
             if not episode.transcript_url:
                 self.message_user(
                     request,
@@ -226,7 +234,11 @@ class EpisodeAdmin(ReferenceAdmin):
                 )
                 continue
             try:
-                stored = transcripts.fetch_transcript(episode, episode.transcript_url, user=user)
+                stored = transcripts.fetch_transcript(
+                    episode,
+                    episode.transcript_url,
+                    user=feeds.credited_for(episode.show, clicker),
+                )
             except transcripts.TranscriptFetchError as exc:
                 self.message_user(
                     request,
@@ -362,14 +374,15 @@ class EpisodeAdmin(ReferenceAdmin):
             return back
         label = episode_feed.LABELS[name]
         if "take" in request.POST:
+            credited = feeds.credited_for(episode.show, acting_user(request))
             try:
-                versions = episode_feed.take(episode, name, user=acting_user(request))
+                versions = episode_feed.take(episode, name, user=credited)
             except ValidationError as exc:
                 self.message_user(request, " ".join(exc.messages), messages.ERROR)
                 return back
             self.log_change(request, episode, f"Took the feed's {label}.")
             tell_what_was_recorded(
-                request, versions, f"Episode “{episode}”: {label} taken from the feed."
+                request, versions, f"Episode “{episode}”: {label} taken from the feed.", credited
             )
         else:
             episode_feed.keep(episode, name)

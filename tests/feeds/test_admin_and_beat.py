@@ -211,3 +211,34 @@ def test_clearing_the_feed_url_forgets_who_set_it(demo, editor):
     assert client.post(page, data).status_code == 302
     show.refresh_from_db()
     assert show.feed_url == "" and show.feed_url_set_by is None
+
+
+def test_an_import_someone_else_runs_is_still_credited_to_whoever_set_the_feed_url(
+    demo, editor, second_editor, writer, feed_server, allow_loopback
+):
+    from glossary.demo import DEMO_FEED
+
+    feed_server.pages["/feed.xml"] = (
+        200,
+        "application/rss+xml",
+        DEMO_FEED.read_bytes().replace(
+            b"Every Layer at Once: Where Chip Gains Come From", b"Chosen By The Feed's Setter"
+        ),
+    )
+    show = Show.objects.get(slug="demo-show")
+    Show.objects.filter(pk=show.pk).update(
+        feed_url=feed_server.url("/feed.xml"), feed_url_set_by=editor
+    )
+    response = client_for(second_editor).post(
+        reverse("admin:glossary_show_changelist"),
+        {"action": "import_from_feed", "_selected_action": [show.pk]},
+        follow=True,
+    )
+    assert "1 updated" in response.content.decode()
+    entry = Entry.objects.get(slug="interconnect")
+    latest = entry.versions.order_by("-number").first()
+    assert latest is not None and latest.created_by == editor
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused):
+        workflow.publish_entry(entry, user=editor)
+    workflow.publish_entry(entry, user=second_editor)
