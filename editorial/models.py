@@ -147,6 +147,15 @@ class ScheduledAction(models.Model):
         "when", help_text="The entry is published (or unpublished) at the first run after this."
     )
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    version = models.PositiveIntegerField(
+        "version approved",
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="For a publish: the entry's version when it was scheduled, which the "
+        "scheduling editor approved. If anyone saves the entry before it is due, it is not "
+        "published: review the new version and schedule again.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -65,8 +65,20 @@ def schedule(
             code="duplicate",
         )
     return ScheduledAction.objects.create(
-        entry=entry, action=action, due_at=due_at, created_by=user
+        entry=entry,
+        action=action,
+        due_at=due_at,
+        created_by=user,
+        version=approved_version(entry, action),
     )
+
+
+def approved_version(entry: Entry, action: str) -> int | None:
+    """The version a scheduled publish puts out: the entry's latest when it is scheduled,
+    which the scheduling editor approves. A later save stops the publish."""
+    if action != ScheduledAction.Action.PUBLISH:
+        return None
+    return entry.versions.order_by("-number").values_list("number", flat=True).first()
 
 
 def cancel(row: ScheduledAction, *, user: Any, now: datetime.datetime | None = None) -> bool:
@@ -159,8 +171,20 @@ def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[
     when = format_instant(row.due_at)
     try:
         if row.action == ScheduledAction.Action.PUBLISH:
-            workflow.publish_entry(entry, user=user, comment="Scheduled publish.", now=now)
-            return f"Published as scheduled for {when}.", []
+            if row.version is None:
+                raise _Refused(
+                    f"Not published at {when}: this publish was scheduled without naming the "
+                    "version to publish; review the entry and schedule it again.",
+                    [],
+                )
+            workflow.publish_entry(
+                entry,
+                user=user,
+                comment="Scheduled publish.",
+                expected_version=row.version,
+                now=now,
+            )
+            return f"Published version {row.version} as scheduled for {when}.", []
         if not entry.is_live:
             return f"Nothing to do at {when}: “{entry.term}” was not published.", []
         workflow.unpublish_entry(entry, user=user, comment="Scheduled unpublish.")

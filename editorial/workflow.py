@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from editorial import notify
 from editorial.gates import run_gates
-from editorial.models import ShareLink, WorkflowEvent
+from editorial.models import ScheduledAction, ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
 from glossary import document, publishing
 from glossary.models import Entry, EntryVersion, SeeAlso
@@ -370,6 +370,17 @@ def publish_check_dates(
     return version
 
 
+def cancel_scheduled(entry: Entry, *, user: Any, because: str) -> int:
+    """Cancel every waiting scheduled action of `entry` (it was withdrawn): nothing
+    withdrawn comes back by a schedule set before. How many there were."""
+    return ScheduledAction.objects.filter(entry=entry, state=ScheduledAction.State.PENDING).update(
+        state=ScheduledAction.State.CANCELLED,
+        cancelled_by=user,
+        finished_at=timezone.now(),
+        result=f"Cancelled: the entry was {because} by {user.get_username()}.",
+    )
+
+
 def revoke_share_links(entry: Entry, *, user: Any, because: str) -> int:
     """Stop every working preview link of `entry` (it was withdrawn); how many there were."""
     return ShareLink.objects.filter(entry=entry, revoked_at__isnull=True).update(
@@ -391,6 +402,7 @@ def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEv
         before = locked.status
         publishing.unpublish(locked, user=user)
         revoke_share_links(locked, user=user, because="unpublished")
+        cancel_scheduled(locked, user=user, because="unpublished")
         event = _log(
             locked, WorkflowEvent.Action.UNPUBLISH, before, Status.DRAFT, user, comment=comment
         )
@@ -410,6 +422,7 @@ def archive_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEven
         else:
             _set_status(locked, Status.ARCHIVED)
         revoke_share_links(locked, user=user, because="archived")
+        cancel_scheduled(locked, user=user, because="archived")
         event = _log(
             locked, WorkflowEvent.Action.ARCHIVE, before, Status.ARCHIVED, user, comment=comment
         )

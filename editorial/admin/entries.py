@@ -14,11 +14,13 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
@@ -41,6 +43,7 @@ from glossary.models import (
     Citation,
     Disclosure,
     Entry,
+    EntryVersion,
     EpisodeReference,
     Quote,
     SeeAlso,
@@ -445,8 +448,42 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     @admin.action(
         description="Publish selected entries (in review, checks passing)", permissions=["publish"]
     )
-    def publish_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
-        self._bulk(request, queryset, workflow.publish_entry, "Published")
+    def publish_selected(
+        self, request: HttpRequest, queryset: QuerySet[Entry]
+    ) -> TemplateResponse | None:
+        """Ask first, showing the version of each entry that would go out; the answer names
+        those versions, so a save in between stops that entry instead of publishing what
+        nobody reviewed."""
+        entries = list(queryset.order_by("term"))
+        if request.POST.get("confirmed") != "yes":
+            latest = dict(
+                EntryVersion.objects.filter(entry__in=entries)
+                .values("entry")
+                .annotate(n=Max("number"))
+                .values_list("entry", "n")
+            )
+            return TemplateResponse(
+                request,
+                "admin/glossary/entry/publish_selected.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Publish these entries?",
+                    "opts": self.model._meta,
+                    "rows": [(e, latest.get(e.pk)) for e in entries],
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                },
+            )
+
+        def publish(entry: Entry, *, user: Any) -> Any:
+            shown = request.POST.get(f"version_{entry.pk}", "")
+            if not shown.isdecimal():
+                raise workflow.InvalidTransition(
+                    "the confirmation did not say which version you reviewed; nothing published"
+                )
+            return workflow.publish_entry(entry, user=user, expected_version=int(shown))
+
+        self._bulk(request, entries, publish, "Published")
+        return None
 
     @admin.action(description="Unpublish selected entries", permissions=["unpublish"])
     def unpublish_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
@@ -456,7 +493,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     def archive_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
         self._bulk(request, queryset, workflow.archive_entry, "Archived")
 
-    def _bulk(self, request: HttpRequest, queryset: QuerySet[Entry], func: Any, verb: str) -> None:
+    def _bulk(self, request: HttpRequest, queryset: Any, func: Any, verb: str) -> None:
         done: list[str] = []
         refused: list[str] = []
         for entry in queryset:

@@ -32,18 +32,26 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is not None and obj.state != ScheduledAction.State.PENDING:
-            return [(None, {"fields": ["entry", "action", "when", "state", "result"]})]
+            return [(None, {"fields": ["entry", "action", "version", "when", "state", "result"]})]
+        fields: list[Any] = ["entry", "action", ("due_date", "due_time")]
+        if obj is not None:
+            fields.append("version")
         return [
             (
                 f"Times are in {newsroom.zone_label()}",
-                {"fields": ["entry", "action", ("due_date", "due_time")]},
+                {
+                    "fields": fields,
+                    "description": "A publish puts out the entry's version as it is when you "
+                    "save this (you approve it); if anyone saves the entry before the time, "
+                    "it is not published and the dashboard says why.",
+                },
             )
         ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is not None and obj.state != ScheduledAction.State.PENDING:
-            return ["entry", "action", "when", "state", "result"]
-        return []
+            return ["entry", "action", "version", "when", "state", "result"]
+        return ["version"]
 
     @admin.display(description="when", ordering="due_at")
     def when(self, obj: ScheduledAction) -> str:
@@ -71,14 +79,18 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
     ) -> None:
         if not change:
             obj.created_by = acting_user(request)
+        # Saving the schedule approves the entry as it is now (scheduling.approved_version).
+        obj.version = scheduling.approved_version(obj.entry, obj.action)
         super().save_model(request, obj, form, change)
 
     def response_add(self, request: HttpRequest, obj: ScheduledAction, *args: Any) -> Any:
         self.message_user(
             request,
-            f"{obj.get_action_display()} of “{obj.entry.term}” scheduled for "
-            f"{newsroom.format_instant(obj.due_at)}. If the publish checks fail then, it "
-            "is not published and the dashboard says why.",
+            f"{obj.get_action_display()} of “{obj.entry.term}”"
+            + (f" (version {obj.version})" if obj.version else "")
+            + f" scheduled for {newsroom.format_instant(obj.due_at)}. If the publish checks "
+            "fail then, or someone saves the entry before, it is not published and the "
+            "dashboard says why.",
             messages.SUCCESS,
         )
         return self.response_post_save_add(request, obj)

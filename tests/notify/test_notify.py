@@ -78,7 +78,10 @@ def test_a_failed_scheduled_publish_emails_the_editors(
     workflow.submit_for_review(entry, user=writer)
     now = datetime.datetime(2026, 11, 30, 15, 0, tzinfo=datetime.UTC)
     ScheduledAction.objects.create(
-        entry=entry, due_at=now - datetime.timedelta(minutes=1), created_by=second_editor
+        entry=entry,
+        due_at=now - datetime.timedelta(minutes=1),
+        created_by=second_editor,
+        version=1,
     )
     notify.deliver()  # the review request
     mailoutbox.clear()

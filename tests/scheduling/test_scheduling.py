@@ -31,7 +31,7 @@ def test_it_publishes_a_due_entry_as_the_editor_who_scheduled_it(
     assert report.done == [scheduled.pk]
     scheduled.refresh_from_db()
     assert scheduled.state == ScheduledAction.State.DONE
-    assert scheduled.result == "Published as scheduled for Dec 1, 2026, 09:00 EST."
+    assert scheduled.result == "Published version 1 as scheduled for Dec 1, 2026, 09:00 EST."
     entry = Entry.objects.get(pk=scheduled.entry_id)
     assert entry.is_live
     assert entry.live_version.published_by == editor

@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from editorial import workflow
 from editorial.models import WorkflowEvent
 from glossary.models import Citation, Entry, Quote
+from tests.integrity.desk import edit_entry
 from tests.personas import client_for, reviewed
 from tests.workflow.formdata import form_data
 
@@ -178,16 +179,39 @@ def test_the_bulk_publish_action_runs_the_gates_and_the_roles(
 ):
     for entry in (ready_entry, unsourced_entry):
         workflow.submit_for_review(entry, user=writer)
-    response = client_for(editor).post(
-        "/admin/glossary/entry/",
-        {"action": "publish_selected", "_selected_action": [ready_entry.pk, unsourced_entry.pk]},
-        follow=True,
-    )
+    client = client_for(editor)
+    selected = {
+        "action": "publish_selected",
+        "_selected_action": [ready_entry.pk, unsourced_entry.pk],
+    }
+    # First the versions that would go out, to confirm; nothing is published yet.
+    asked = client.post("/admin/glossary/entry/", selected)
+    assert asked.status_code == 200 and not Entry.objects.published().exists()
+    confirmation = form_data(asked.content.decode(), "publish_selected_form")
+    assert confirmation["version_" + str(ready_entry.pk)] == reviewed(ready_entry)
+    # (The reader keeps one value per name; the page carries every selected entry.)
+    confirmation["_selected_action"] = selected["_selected_action"]
+    response = client.post("/admin/glossary/entry/", confirmation, follow=True)
     html = response.content.decode()
     assert "Published 1 entry." in html
     assert "Unsourced" in html and "blocking check(s) failed" in html
     assert set(Entry.objects.published()) == {ready_entry}
     assert WorkflowEvent.objects.filter(action="publish").count() == 1
+
+
+def test_a_save_after_the_bulk_confirmation_was_shown_stops_that_entry(ready_entry, writer, editor):
+    workflow.submit_for_review(ready_entry, user=writer)
+    client = client_for(editor)
+    selected = {"action": "publish_selected", "_selected_action": [ready_entry.pk]}
+    asked = client.post("/admin/glossary/entry/", selected).content.decode()
+    confirmation = form_data(asked, "publish_selected_form")
+    edit_entry(writer, ready_entry, summary="Saved while the editor was reading the list.")
+    html = client.post("/admin/glossary/entry/", confirmation, follow=True).content.decode()
+    assert "review the new version before publishing" in html
+    assert not Entry.objects.published().exists()
+    # A hand-made request that names no version publishes nothing either.
+    client.post("/admin/glossary/entry/", {**selected, "confirmed": "yes"})
+    assert not Entry.objects.published().exists()
 
 
 def test_writers_are_not_offered_the_bulk_publish_action(ready_entry, writer):
