@@ -46,6 +46,7 @@ from editorial.models import (
 )
 from editorial.permissions import sync_roles
 from glossary import cache as public_cache
+from glossary.inbound import InboundError, load_json
 from glossary.models import (
     Appearance,
     Citation,
@@ -297,13 +298,16 @@ def read_export(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ExchangeError(f"cannot read {path}: {exc}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ExchangeError(
-            f"{path} is not JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        data = load_json(text)
+    except InboundError as exc:
+        raise ExchangeError(f"{path} is not JSON we can read: {exc}") from None
     if not isinstance(data, dict):
         raise ExchangeError("expected an object", "$")
+    nul = _nul_at(data)
+    if nul:
+        raise ExchangeError(
+            "holds the character U+0000 (NUL), which PostgreSQL text cannot store", nul
+        )
     if data.get("format") != FORMAT:
         raise ExchangeError(f"expected {FORMAT!r}, found {data.get('format')!r}", "$.format")
     version = data.get("format_version")
@@ -320,6 +324,41 @@ def read_export(path: Path) -> dict[str, Any]:
     if unknown:
         raise ExchangeError(f"unknown table {unknown[0]!r}", f"$.tables.{unknown[0]}")
     return data
+
+
+def _holds_nul(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _nul_at(data: dict[str, Any]) -> str:
+    """The JSON path of the first string (key or value) holding NUL, or "" (a fast pass
+    first: the paths are worked out only for a file that has one)."""
+    if not _holds_nul(data):
+        return ""
+    stack: list[tuple[Any, str]] = [(data, "$")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str) and "\x00" in item:
+            return where
+        if isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                if "\x00" in key:
+                    return where
+                stack.append((child, f"{where}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
+    return "$"
 
 
 @dataclass
