@@ -9,7 +9,10 @@ pages and API answers byte for byte, and the admin shows the same history.
 
 Importing validates the whole file first and names the first bad place as a JSON
 path (`$.tables.citations[3].source`); it then writes everything in one transaction,
-so a failure leaves nothing behind.
+so a failure leaves nothing behind. The file is as trusted as a database dump (it has
+no signature): the import refuses a live version that was never published or is
+another entry's, and renders every live page and API answer again from its version's
+document rather than serving what the file says they were.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from editorial.models import (
 )
 from editorial.permissions import sync_roles
 from glossary import cache as public_cache
+from glossary.inbound import InboundError, load_json
 from glossary.models import (
     Appearance,
     Citation,
@@ -65,7 +69,7 @@ from glossary.models import (
     Transcript,
     TranscriptSegment,
 )
-from glossary.publishing import bump_generation
+from glossary.publishing import bump_generation, rerender_all
 from glossary.signals import live_content_changed
 
 FORMAT = "glossary-desk-export"
@@ -294,13 +298,16 @@ def read_export(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ExchangeError(f"cannot read {path}: {exc}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ExchangeError(
-            f"{path} is not JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        data = load_json(text)
+    except InboundError as exc:
+        raise ExchangeError(f"{path} is not JSON we can read: {exc}") from None
     if not isinstance(data, dict):
         raise ExchangeError("expected an object", "$")
+    nul = _nul_at(data)
+    if nul:
+        raise ExchangeError(
+            "holds the character U+0000 (NUL), which PostgreSQL text cannot store", nul
+        )
     if data.get("format") != FORMAT:
         raise ExchangeError(f"expected {FORMAT!r}, found {data.get('format')!r}", "$.format")
     version = data.get("format_version")
@@ -317,6 +324,41 @@ def read_export(path: Path) -> dict[str, Any]:
     if unknown:
         raise ExchangeError(f"unknown table {unknown[0]!r}", f"$.tables.{unknown[0]}")
     return data
+
+
+def _holds_nul(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _nul_at(data: dict[str, Any]) -> str:
+    """The JSON path of the first string (key or value) holding NUL, or "" (a fast pass
+    first: the paths are worked out only for a file that has one)."""
+    if not _holds_nul(data):
+        return ""
+    stack: list[tuple[Any, str]] = [(data, "$")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str) and "\x00" in item:
+            return where
+        if isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                if "\x00" in key:
+                    return where
+                stack.append((child, f"{where}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
+    return "$"
 
 
 @dataclass
@@ -457,7 +499,40 @@ def check_export(data: dict[str, Any], progress: Progress | None = None) -> Chec
             if progress and ((i + 1) % 500 == 0 or i + 1 == len(rows)):
                 progress(f"checking {table.name}", i + 1, len(rows))
         decoded.append(out)
+    _check_live_versions(decoded)
     return Checked(users, decoded)
+
+
+def _check_live_versions(decoded: list[Decoded]) -> None:
+    """Every live version is one of its own entry's versions, and one that was published.
+
+    The file carries no signature (docs/export-format.md): these are the states the desk
+    itself never makes, which would put an unapproved version, or another entry's, before
+    readers.
+    """
+    tables = {d.table.name: d for d in decoded}
+    entries = [e for e in tables["entries"].objects if isinstance(e, Entry)]
+    versions = {v.pk: v for v in tables["entry_versions"].objects if isinstance(v, EntryVersion)}
+    slugs = {e.pk: e.slug for e in entries}
+    for i, entry in enumerate(entries):
+        if entry.live_version_id is None:
+            continue
+        where = f"$.tables.entries[{i}].live_version"
+        version = versions[entry.live_version_id]
+        if version.entry_id != entry.pk:
+            raise ExchangeError(
+                f"entry {entry.slug!r}: its live version is version {version.number} of "
+                f"another entry ({slugs.get(version.entry_id, version.entry_id)!r}); an "
+                "entry's live version must be one of its own",
+                where,
+            )
+        if version.published_at is None:
+            raise ExchangeError(
+                f"entry {entry.slug!r}: its live version is version {version.number}, which "
+                "was never published (its published_at is null); readers see only published "
+                "versions",
+                where,
+            )
 
 
 def _decode_reference(
@@ -562,7 +637,10 @@ def import_glossary(
                 )
         _reset_sequences([t.model for t in TABLES])
         sync_roles()
-        _readers_see_a_change()
+        # The file's rendered pages, API answers, public records and search text are
+        # not trusted (it carries no signature): each is derived again from the live
+        # versions' documents, as a deploy does. This also starts a new cache generation.
+        rerender_all()
     return report
 
 

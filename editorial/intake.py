@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
+from glossary.inbound import control_character
 from glossary.models import Citation, Entry, Source
 from glossary.publishing import save_version
 
@@ -115,6 +116,8 @@ def read_csv(path: Path, intake: Intake) -> None:
     except UnicodeDecodeError as exc:
         intake.problems.append(Problem(path.name, f"not UTF-8 text (byte {exc.start})"))
         return
+    if _has_control_character(path.name, text, intake):
+        return
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [h.strip().lower() for h in reader.fieldnames or []]
     if "term" not in header:
@@ -174,6 +177,8 @@ def read_markdown(path: Path, intake: Intake) -> None:
     except UnicodeDecodeError as exc:
         intake.problems.append(Problem(origin, f"not UTF-8 text (byte {exc.start})"))
         return
+    if _has_control_character(origin, text, intake):
+        return
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         intake.problems.append(Problem(origin, "no front matter (the file must start with ---)"))
@@ -189,6 +194,16 @@ def read_markdown(path: Path, intake: Intake) -> None:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         intake.problems.append(Problem(origin, f"the front matter is not YAML{where}"))
+        return
+    except RecursionError:
+        intake.problems.append(Problem(origin, "the front matter is nested too deeply"))
+        return
+    except (ValueError, TypeError, AttributeError) as exc:
+        # PyYAML's constructors fail outside YAMLError on some values: a date such as
+        # 2025-02-30, an integer of 5,000 digits, a tagged value it cannot read.
+        intake.problems.append(
+            Problem(origin, f"the front matter has a value YAML cannot read: {exc}")
+        )
         return
     if not isinstance(meta, dict):
         intake.problems.append(Problem(origin, "the front matter must be key: value lines"))
@@ -218,6 +233,41 @@ def read_markdown(path: Path, intake: Intake) -> None:
         )
     except ValueError as exc:
         intake.problems.append(Problem(origin, str(exc)))
+
+
+def _has_control_character(origin: str, text: str, intake: Intake) -> bool:
+    """Report a control character (NUL cannot be stored in PostgreSQL text) by its line."""
+    found = control_character(text)
+    if found is None:
+        return False
+    line, char = found
+    intake.problems.append(
+        Problem(f"{origin} line {line}", f"the control character {char} cannot be stored")
+    )
+    return True
+
+
+def _draft_control_character(draft: Draft) -> str:
+    """A problem for a control character that reached a draft's text through an escape
+    (YAML's "\\0"), or ""."""
+    texts = [
+        ("term", draft.term),
+        ("slug", draft.slug),
+        ("summary", draft.summary),
+        ("body", draft.body),
+        *(("aliases", a) for a in draft.aliases),
+        *(("tags", t) for t in draft.tags),
+        *(
+            ("sources", part)
+            for item in draft.sources
+            for part in (item.url, item.title, item.note)
+        ),
+    ]
+    for name, text in texts:
+        found = control_character(text)
+        if found is not None:
+            return f"{name} holds the control character {found[1]}, which cannot be stored"
+    return ""
 
 
 def collect(paths: list[Path]) -> Intake:
@@ -258,6 +308,10 @@ def validate(intake: Intake) -> None:
     good: list[Draft] = []
     for draft in intake.drafts:
         problems: list[str] = []
+        control = _draft_control_character(draft)
+        if control:
+            intake.problems.append(Problem(draft.origin, control))
+            continue
         if not draft.term:
             problems.append("term is empty")
         draft.slug = (draft.slug or slugify(draft.term)[:200]).lower()

@@ -18,13 +18,14 @@ voice span of a cue. The small block parser below does what we need.
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from glossary.inbound import InboundError, control_character, load_json
 
 
 class TranscriptError(ValueError):
@@ -69,6 +70,15 @@ def parse_transcript(content: bytes | str) -> Transcript:
     Bytes must be UTF-8 (a byte order mark is allowed). Raises `TranscriptError`.
     """
     text = _decode(content) if isinstance(content, bytes) else content.removeprefix("\ufeff")
+    control = control_character(text)
+    if control is not None:
+        # NUL cannot be stored in PostgreSQL text; no other control character belongs in
+        # a transcript (tab, line feed and carriage return aside).
+        line, char = control
+        raise TranscriptError(
+            f"line {line}: the control character {char} cannot be stored; remove it "
+            "(was the file saved as UTF-16, or cut from a binary file?)"
+        )
     stripped = text.lstrip()
     if text.startswith("WEBVTT"):
         return Transcript(TranscriptFormat.WEBVTT, tuple(_parse_webvtt(text)))
@@ -287,9 +297,9 @@ def _srt_speakers(cues: list[tuple[float, float, str]]) -> list[Segment]:
 
 def _parse_json(text: str) -> list[Segment]:
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        document = load_json(text)
+    except InboundError as exc:
+        raise TranscriptError(str(exc)) from None
     if not isinstance(document, dict) or "segments" not in document:
         raise TranscriptError(
             'a Podcasting 2.0 JSON transcript is an object {"version": ..., "segments": [...]}'
@@ -315,6 +325,14 @@ def _parse_json(text: str) -> list[Segment]:
         speaker = item.get("speaker", "")
         if not isinstance(speaker, str):
             raise TranscriptError(f"{where}: 'speaker' must be a name, got {speaker!r}")
+        for name, value in (("body", body), ("speaker", speaker)):
+            # JSON can write any control character as an escape (\u0000).
+            control = control_character(value)
+            if control is not None:
+                raise TranscriptError(
+                    f"{where}: '{name}' holds the control character {control[1]}, which "
+                    "cannot be stored; remove it"
+                )
         if end is not None and end < start:
             raise TranscriptError(f"{where}: 'endTime' {end:g} is before 'startTime' {start:g}")
         if rows and start < rows[-1][0]:
