@@ -553,6 +553,11 @@ class EntryVersion(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["entry", "number"], name="entryversion_unique_number")
         ]
+        indexes = [
+            # A-Z lists (the index, a letter, the API's entry list) read the first page in
+            # term order instead of sorting every live version (30 ms at 10,000 entries).
+            models.Index(fields=["term", "id"], name="entryversion_term_idx"),
+        ]
         get_latest_by = "number"
 
     def __str__(self) -> str:
