@@ -7,6 +7,11 @@ which cannot hold one in text, and an overflowing number
 (``?at__year=99999999999999999999``, ``?tags=99999999999999999999`` on SQLite)
 raises ``OverflowError`` or ``ValueError`` past Django's guard (Django ticket
 #37357). Both get Django's answer here.
+
+A form posted back with a hand-typed id in an autocomplete (``abc``, a number past
+the column) is shown again with its error, not a 500: Django's autocomplete widget
+looks the posted value up to label it before anything checks it
+(``CheckedAutocompleteSelect`` looks up only values that can be ids).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any, TypeVar
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import SEARCH_VAR
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.db.models import Model
 from django.http import HttpRequest
 
@@ -37,7 +43,43 @@ def nul_parameter(request: HttpRequest) -> str | None:
     return None
 
 
-class DeskModelAdmin(admin.ModelAdmin[_ModelT]):
+# The largest id a 64-bit integer column holds, on PostgreSQL and SQLite alike.
+_MAX_ID = 2**63 - 1
+
+
+def possible_ids(values: Any) -> list[str]:
+    """The values that could be a row's id; the rest cannot name a row, so no lookup."""
+    kept = []
+    for value in values:
+        text = str(value).strip()
+        if text.isascii() and text.isdecimal() and 0 < int(text) <= _MAX_ID:
+            kept.append(text)
+    return kept
+
+
+class CheckedAutocompleteSelect(AutocompleteSelect):
+    """Django's autocomplete, labelling only posted values that can be ids (the form's
+    own validation says what is wrong with the others)."""
+
+    def optgroups(self, name: str, value: Any, attr: Any = None) -> list[Any]:
+        return super().optgroups(name, possible_ids(value), attr)
+
+
+class CheckedAutocompletes:
+    """Every autocomplete field of this admin uses CheckedAutocompleteSelect."""
+
+    admin_site: Any
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        autocompletes = self.get_autocomplete_fields(request)  # type: ignore[attr-defined]
+        if db_field.name in autocompletes and "widget" not in kwargs:
+            kwargs["widget"] = CheckedAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
+
+
+class DeskModelAdmin(CheckedAutocompletes, admin.ModelAdmin[_ModelT]):
     def get_changelist_instance(self, request: HttpRequest) -> Any:
         name = nul_parameter(request)
         if name is not None:

@@ -17,6 +17,7 @@ from django.utils.html import format_html
 from django.utils.text import slugify
 
 from editorial import newsroom, workflow
+from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
 from editorial.models import ScheduledAction
 from glossary.fields import WebURLValidator
 from glossary.models import (
@@ -29,7 +30,7 @@ from glossary.models import (
 )
 
 
-class KnownAutocompleteSelect(AutocompleteSelect):
+class KnownAutocompleteSelect(CheckedAutocompleteSelect):
     """An autocomplete that labels its selected value from a preloaded map.
 
     Django's widget runs one query per row to label the selected option; on
@@ -42,7 +43,7 @@ class KnownAutocompleteSelect(AutocompleteSelect):
     def optgroups(self, name: str, value: Any, attr: Any = None) -> list[Any]:
         if self.known is None:
             return super().optgroups(name, value, attr)
-        selected = [str(v) for v in value if v not in ("", None)]
+        selected = possible_ids(v for v in value if v not in ("", None))
         default: tuple[None, list[dict[str, Any]], int] = (None, [], 0)
         groups = [default]
         if not self.is_required and not self.allow_multiple_selected:
@@ -71,9 +72,11 @@ class PreloadingInlineFormSet(forms.BaseInlineFormSet[Any, Any, Any]):
                 or field.queryset is None
             ):
                 continue
-            values = {
-                str(v) for form in self.forms for v in [form[name].value()] if v not in ("", None)
-            }
+            values = set(
+                possible_ids(
+                    v for form in self.forms for v in [form[name].value()] if v not in ("", None)
+                )
+            )
             objects = self._label_queryset(field.queryset.model, values) if values else []
             known = {str(obj.pk): str(obj) for obj in objects}
             for form in [*self.forms, empty]:

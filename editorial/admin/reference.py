@@ -30,7 +30,7 @@ from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
 from editorial import feeds, transcripts
-from editorial.admin.base import DeskModelAdmin
+from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
 from glossary import episode_feed, publishing
 from glossary.models import (
@@ -105,13 +105,13 @@ class ReferenceAdmin(DeskModelAdmin[Any]):
         tell_what_was_recorded(request, versions, what)
 
 
-class SponsorshipInline(admin.TabularInline[Sponsorship, Episode]):
+class SponsorshipInline(CheckedAutocompletes, admin.TabularInline[Sponsorship, Episode]):
     model = Sponsorship
     extra = 0
     autocomplete_fields = ["organisation"]
 
 
-class AppearanceInline(admin.TabularInline[Appearance, Episode]):
+class AppearanceInline(CheckedAutocompletes, admin.TabularInline[Appearance, Episode]):
     model = Appearance
     extra = 0
     autocomplete_fields = ["person", "affiliation"]
@@ -450,7 +450,8 @@ class TagAdmin(ReferenceAdmin):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Tag]) -> None:
         user = acting_user(request)
         tags = list(queryset)
-        entries = Entry.objects.filter(tags__in=tags).distinct()
+        # Read before the links go: a lazy query run afterwards would find no entry.
+        entries = list(Entry.objects.filter(tags__in=tags).distinct())
         TaggedItem.objects.filter(tag__in=tags).delete()
         versions = [
             publishing.record_edit(entry, user=user, comment="Tags deleted: " + _names(tags))

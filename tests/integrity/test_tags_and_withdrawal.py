@@ -72,6 +72,30 @@ def test_an_editors_merge_is_a_version_of_every_entry_it_touches_and_public_only
     assert "Chips and links" in client.get("/glossary/interconnect/").content.decode()
 
 
+def test_deleting_a_tag_is_a_version_of_every_entry_that_carried_it(client, demo, editor, writer):
+    tag = Tag.objects.get(name="hardware")
+    carrying = list(Entry.objects.filter(tags=tag).order_by("pk"))
+    assert carrying
+    before = {e.pk: e.versions.count() for e in carrying}
+    gpu_page = client.get(f"/api/v1/entries/{carrying[0].slug}/").json()
+    response = client_for(editor).post(f"{CHANGELIST}{tag.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Tag.objects.filter(pk=tag.pk).exists()
+    for entry in carrying:
+        entry.refresh_from_db()
+        latest = entry.versions.order_by("-number").first()
+        assert entry.versions.count() == before[entry.pk] + 1
+        assert latest is not None and latest.created_by == editor
+        assert "hardware" not in [t["name"] for t in latest.data["tags"]]
+        assert entry.has_unpublished_changes
+    # Readers keep the tag until someone other than the editor publishes the change.
+    assert client.get(f"/api/v1/entries/{carrying[0].slug}/").json() == gpu_page
+    entry = carrying[0]
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused):
+        workflow.publish_entry(entry, user=editor, override_reason="Test.")
+
+
 def test_merging_needs_two_tags_and_creates_nothing_otherwise(demo, editor):
     one = Tag.objects.filter(name="networking")
     response = client_for(editor).post(
