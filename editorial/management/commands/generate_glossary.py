@@ -66,7 +66,9 @@ class Command(BaseCommand):
             action="store_true",
             dest="force_append",
             help="Add the generated entries to a glossary that already has some "
-            "(names that collide get a numbered suffix).",
+            "(names that collide get a numbered suffix). They are published at once by "
+            "the generator's own writer and editor accounts, so readers see invented "
+            "entries: for scratch and benchmark databases only, never a real glossary.",
         )
         parser.add_argument(
             "--no-progress", action="store_true", help="No progress line on stderr."
