@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Prefetch, Q
+from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -190,7 +190,8 @@ class Citation(_Part):
 
 class SeeAlso(_Part):
     entry: int
-    # The target's name when this version was saved: its live term if it had one.
+    # The target's name when this version was saved: its live term if it had one, else
+    # the term it was last published under, else (never published) its working term.
     # Readers see it only while the target has no live version (as plain text).
     term: str
     # As the editor typed it; empty means the target's name.
@@ -340,9 +341,15 @@ def build(entry: m.Entry) -> EntryDocument:
     citations = list(
         m.Citation.objects.filter(entry=entry).select_related("source").order_by("order", "pk")
     )
+    last_published = (
+        m.EntryVersion.objects.filter(entry=OuterRef("target"), published_at__isnull=False)
+        .order_by("-published_at", "-number")
+        .values("term")[:1]
+    )
     see_also = list(
         m.SeeAlso.objects.filter(entry=entry)
         .select_related("target__live_version")
+        .annotate(published_term=Subquery(last_published))
         .order_by("order", "pk")
     )
     tags = sorted(entry.tags.all(), key=lambda t: t.name)
@@ -433,7 +440,7 @@ def build(entry: m.Entry) -> EntryDocument:
         see_also=[
             SeeAlso(
                 entry=s.target_id,
-                term=s.target.live_version.term if s.target.live_version else s.target.term,
+                term=see_also_term(s),
                 link_text=s.link_text,
                 note=s.note,
             )
@@ -512,6 +519,16 @@ def _transcript_check(
         if verdict.verdict == "match"
         else "",
     )
+
+
+def see_also_term(link: Any) -> str:
+    """How a see-also names its target (`link` annotated with `published_term`): as readers
+    last saw it (live, else last published), and only a target never published by its
+    working term, which `publishing.record_edit` versions in the linking entries when it
+    is renamed."""
+    if link.target.live_version is not None:
+        return str(link.target.live_version.term)
+    return str(link.published_term or link.target.term)
 
 
 def entries_showing(kind: str, object_ids: Iterable[int]) -> list[m.Entry]:

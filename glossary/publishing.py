@@ -95,12 +95,12 @@ def record_edit(
 
 
 def _record_rename_in_linking(entry: Entry, version: EntryVersion, *, user: Actor) -> None:
-    """An entry without a live version is named in others' see-also by its working term
-    (document.build). Renaming it changes those entries' documents: record that as
-    versions of them, credited to whoever renamed it, so it reaches readers only when
+    """An entry never published is named in others' see-also by its working term
+    (document.see_also_term). Renaming it changes those entries' documents: record that
+    as versions of them, credited to whoever renamed it, so it reaches readers only when
     someone else publishes them (docs/workflow.md)."""
-    if entry.live_version_id is not None:
-        return  # others name it by its live term, which a draft does not change
+    if entry.versions.filter(published_at__isnull=False).exists():
+        return  # others name it as it was published, which a draft does not change
     before = (
         entry.versions.filter(number__lt=version.number)
         .order_by("-number")
