@@ -104,10 +104,10 @@ def credited_for(show: Show, user: Actor) -> Actor:
     return show.feed_url_set_by or user
 
 
-def refresh_user(show: Show) -> User:
-    """Who the scheduled refresh of `show` is credited to: whoever set its feed URL, or the
-    system user when nobody on the desk did."""
-    return show.feed_url_set_by or system_user()
+def refresh_user(show: Show) -> Actor:
+    """Who the scheduled refresh of `show` is credited to: `credited_for` with nobody
+    asking, so the system user when nobody on the desk set the feed URL."""
+    return credited_for(show, None) or system_user()
 
 
 def refresh_show(show_id: int) -> str:
