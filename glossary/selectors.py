@@ -22,15 +22,24 @@ when it is saved (glossary.publishing).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterable
+import json
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.core.signals import setting_changed
 from django.db import connection
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from glossary.models import Entry, EntryVersion, PublicRecord
+from glossary.models import (
+    Entry,
+    EntryVersion,
+    Listing,
+    ListingCount,
+    ListingName,
+    PublicRecord,
+    PublicRecordLink,
+)
 
 
 def published_entries() -> QuerySet[Entry]:
@@ -87,12 +96,7 @@ def live_page(slug: str) -> tuple[str, str, str, datetime.datetime | None] | Non
     if row is None:
         return None
     term, summary, page_html, changed = row
-    # A raw cursor reads SQLite's datetimes as text; PostgreSQL's arrive converted.
-    if changed is not None and not isinstance(changed, datetime.datetime):
-        changed = datetime.datetime.fromisoformat(str(changed))
-    if changed is not None and timezone.is_naive(changed):
-        changed = changed.replace(tzinfo=datetime.UTC)
-    return term, summary, page_html, changed
+    return term, summary, page_html, _aware(changed)
 
 
 def live_api_answer(slug: str) -> str | None:
@@ -172,12 +176,247 @@ def public_organisations() -> QuerySet[PublicRecord]:
 
 
 def public_tags() -> QuerySet[PublicRecord]:
-    """Tags live versions carry, each with how many live entries carry it."""
-    through = EntryVersion.tags.through
-    counts = (
-        through.objects.filter(tag_id=OuterRef("object_id"), entryversion__live_for__isnull=False)
-        .values("tag_id")
-        .annotate(n=Count("*"))
-        .values("n")
+    """Tags live versions carry, each with how many live entries carry it (kept at publish:
+    glossary.listing, not counted per tag)."""
+    counts = ListingCount.objects.filter(
+        kind=PublicRecord.Kind.TAG, object_id=OuterRef("object_id")
     )
-    return public_records(PublicRecord.Kind.TAG).annotate(entry_count=Subquery(counts))
+    return public_records(PublicRecord.Kind.TAG).annotate(
+        entry_count=Subquery(counts.values("live")[:1])
+    )
+
+
+# --- The live listing (glossary.listing) ----------------------------------------------------
+#
+# Public lists read a page of listing rows from an index. Written as SQL: compiling an
+# ORM query costs as much as running one of these (0.3 ms), and a list page runs a few.
+# Every statement reads listing rows joined to a live version, the same rule as
+# `live_versions()`; a page's ids are first read from an index of the listing alone (no
+# join per skipped row), then joined, so a row that were not live would only be missing.
+
+_LISTING = Listing._meta.db_table
+_NAMED = ListingName._meta.db_table
+_LIVE_LISTING = f"{_LISTING} l JOIN {Entry._meta.db_table} e ON e.live_version_id = l.version_id"
+_A_TO_Z = "initial, sort_key, term"
+# The columns a list may read (list rows are rendered at publish: glossary.list_rows).
+LISTING_COLUMNS = frozenset(
+    {
+        "l.version_id",
+        "l.initial",
+        "l.term",
+        "l.slug",
+        "l.row_html",
+        "l.feed_entry",
+        "l.sitemap_url",
+        "l.api_row",
+    }
+)
+
+
+def _fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+    return rows
+
+
+def _columns(columns: str) -> str:
+    for column in columns.split(","):
+        if column.strip() not in LISTING_COLUMNS:
+            raise ValueError(f"{column.strip()!r} is not a listing column a list may read.")
+    return columns
+
+
+def listed_a_to_z(
+    columns: str, *, from_initial: int = 0, offset: int = 0, limit: int
+) -> list[tuple[Any, ...]]:
+    """`limit` live listings in A–Z order, from the letter `from_initial` on, after `offset`."""
+    ids = (
+        f"SELECT version_id FROM {_LISTING} WHERE initial >= %s "  # noqa: S608 - constants
+        f"ORDER BY {_A_TO_Z}, version_id LIMIT %s OFFSET %s"
+    )
+    return _fetch(
+        f"SELECT {_columns(columns)} FROM {_LIVE_LISTING} WHERE l.version_id IN ({ids}) "  # noqa: S608
+        f"ORDER BY l.initial, l.sort_key, l.term, l.version_id",
+        [from_initial, limit, offset],
+    )
+
+
+def listed_naming(
+    kind: str, object_id: int, columns: str, *, offset: int = 0, limit: int
+) -> list[tuple[Any, ...]]:
+    """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`.
+
+    The last column is what the object's page shows of each (`Listing.named`), or None.
+    """
+    ids = (
+        f"SELECT listing_id FROM {_NAMED} WHERE kind = %s AND object_id = %s "  # noqa: S608
+        f"ORDER BY {_A_TO_Z}, listing_id LIMIT %s OFFSET %s"
+    )
+    if connection.vendor == "postgresql":
+        part, key = "l.named -> %s", f"{kind}:{object_id}"
+    else:
+        part, key = "json_extract(l.named, %s)", f'$."{kind}:{object_id}"'
+    rows = _fetch(
+        f"SELECT {_columns(columns)}, {part} FROM {_LIVE_LISTING} "  # noqa: S608
+        f"WHERE l.version_id IN ({ids}) ORDER BY l.initial, l.sort_key, l.term, l.version_id",
+        [key, kind, object_id, limit, offset],
+    )
+    return [(*row[:-1], json.loads(row[-1]) if row[-1] else None) for row in rows]
+
+
+def listing_counts(kind: str) -> dict[int, int]:
+    """How many live listings start with each letter (`ListingCount.LETTER`), or name each
+    object of a kind: kept in the publishing transaction (glossary.listing), not counted."""
+    rows = _fetch(
+        f"SELECT object_id, live FROM {ListingCount._meta.db_table} WHERE kind = %s",  # noqa: S608
+        [kind],
+    )
+    return {int(object_id): max(0, int(live)) for object_id, live in rows}
+
+
+def listing_count(kind: str, object_id: int) -> int:
+    """How many live listings name one object (or, kind `ListingCount.TOTAL`, there are)."""
+    rows = _fetch(
+        f"SELECT live FROM {ListingCount._meta.db_table} WHERE kind = %s AND object_id = %s",  # noqa: S608
+        [kind, object_id],
+    )
+    return max(0, int(rows[0][0])) if rows else 0
+
+
+def live_listing_rows(
+    columns: str,
+    where: str,
+    params: Sequence[Any],
+    order: str,
+    *,
+    limit: int,
+    offset: int = 0,
+    order_params: Sequence[Any] = (),
+) -> list[tuple[Any, ...]]:
+    """Live listings matching `where` (SQL over `l`, the listing), in `order`: what search
+    reads (glossary.search builds the conditions from the reader's words, as parameters)."""
+    return _fetch(
+        f"SELECT {_columns(columns)} FROM {_LIVE_LISTING} WHERE {where} "  # noqa: S608
+        f"ORDER BY {order} LIMIT %s OFFSET %s",
+        [*params, *order_params, limit, offset],
+    )
+
+
+def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
+    """How many live listings match `where`, counting no further than `limit`."""
+    return live_listing_count_of([(where, params)], limit=limit)
+
+
+def live_listing_count_of(parts: Sequence[tuple[str, Sequence[Any]]], *, limit: int) -> int:
+    """How many live listings match these disjoint conditions together, counting each no
+    further than `limit`: one statement, each part read through its own index."""
+    counts, params = [], []
+    for where, part_params in parts:
+        counts.append(
+            f"(SELECT COUNT(*) FROM (SELECT 1 FROM {_LIVE_LISTING} WHERE {where} "  # noqa: S608
+            "LIMIT %s) AS found)"
+        )
+        params += [*part_params, limit]
+    sql = f"SELECT {' + '.join(counts)}"
+    if connection.vendor != "postgresql":
+        return min(int(_fetch(sql, params)[0][0]), limit)
+    with connection.cursor() as cursor:
+        # Count through the indexes, joining row by row. A search for a word in every entry
+        # otherwise gets a sequential scan reading every row's words (5 µs each, which the
+        # planner cannot know) or a hash of every live entry: both grow with the glossary,
+        # and the count is bounded. SET LOCAL lasts for this one statement: a string of
+        # statements runs as one transaction.
+        cursor.execute(
+            "SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; "
+            f"SET LOCAL enable_mergejoin = off; {sql}",
+            params,
+        )
+        while cursor.description is None and cursor.nextset():
+            pass
+        counted = int(cursor.fetchone()[0])
+    return min(counted, limit)
+
+
+def newest_listings(columns: str, *, limit: int) -> list[tuple[Any, ...]]:
+    """The live listings of the entries changed most recently (significantly), newest first,
+    each with that change's time: read from the top of `entry_published_recent_idx`."""
+    rows = _fetch(
+        f"SELECT {_columns(columns)}, e.significant_change_at FROM {_LIVE_LISTING} "  # noqa: S608
+        "WHERE e.live_version_id IS NOT NULL "
+        "ORDER BY e.significant_change_at DESC, e.term LIMIT %s",
+        [limit],
+    )
+    return [(*row[:-1], _aware(row[-1])) for row in rows]
+
+
+def _aware(value: Any) -> datetime.datetime | None:
+    """A time read by a raw cursor: SQLite's arrive as text, PostgreSQL's converted."""
+    if value is None:
+        return None
+    moment = value if isinstance(value, datetime.datetime) else None
+    if moment is None:
+        moment = datetime.datetime.fromisoformat(str(value))
+    return moment if timezone.is_aware(moment) else moment.replace(tzinfo=datetime.UTC)
+
+
+# --- Public records, read without the ORM's compiler (the object pages' hot path) ----------
+
+_RECORD = PublicRecord._meta.db_table
+_RECORD_LINK = PublicRecordLink._meta.db_table
+
+
+def _record(kind: str, row: tuple[Any, ...]) -> PublicRecord:
+    pk, object_id, slug, name, data = row
+    loaded = data if isinstance(data, dict) else json.loads(data)
+    return PublicRecord(pk=pk, kind=kind, object_id=object_id, slug=slug, name=name, data=loaded)
+
+
+def public_record_at(kind: str, slug: str) -> PublicRecord | None:
+    """The public record at an address (`public_record`, in one statement)."""
+    rows = _fetch(
+        f"SELECT id, object_id, slug, name, data FROM {_RECORD} "  # noqa: S608 - constants
+        "WHERE kind = %s AND slug = %s ORDER BY id LIMIT 1",
+        [kind, slug],
+    )
+    return _record(kind, rows[0]) if rows else None
+
+
+def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], PublicRecord]:
+    """The public records of these objects, several kinds in one statement: (kind, id) -> it."""
+    conditions, params = [], []
+    for kind, ids in wanted.items():
+        listed = sorted(set(ids))
+        if listed:
+            conditions.append(f"(kind = %s AND object_id IN ({', '.join(['%s'] * len(listed))}))")
+            params += [kind, *listed]
+    if not conditions:
+        return {}
+    rows = _fetch(
+        f"SELECT kind, id, object_id, slug, name, data FROM {_RECORD} "  # noqa: S608
+        f"WHERE {' OR '.join(conditions)}",
+        params,
+    )
+    return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
+
+
+def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> list[PublicRecord]:
+    """The first `limit` public episodes whose record names this person or organisation, in
+    list order (`public_episodes_naming`, in one statement)."""
+    rows = _fetch(
+        f"SELECT r.id, r.object_id, r.slug, r.name, r.data FROM {_RECORD} r "  # noqa: S608
+        f"WHERE r.kind = %s AND EXISTS (SELECT 1 FROM {_RECORD_LINK} k "
+        "WHERE k.record_id = r.id AND k.kind = %s AND k.object_id = %s) "
+        "ORDER BY r.sort_key, r.id LIMIT %s",
+        [PublicRecord.Kind.EPISODE, kind, object_id, limit],
+    )
+    return [_record(PublicRecord.Kind.EPISODE, row) for row in rows]
+
+
+def public_episodes_naming_count(kind: str, object_id: int) -> int:
+    """How many public episodes name this person or organisation (one link each)."""
+    rows = _fetch(
+        f"SELECT COUNT(*) FROM {_RECORD_LINK} WHERE kind = %s AND object_id = %s",  # noqa: S608
+        [kind, object_id],
+    )
+    return int(rows[0][0])

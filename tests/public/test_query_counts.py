@@ -10,24 +10,30 @@ from glossary.models import Episode
 # Queries per page, uncached. A change here is a change in how a page reads the database.
 EXPECTED = {
     "entry": 1,
-    # letters (their counts are the total), page, recently updated
+    # letters' counts (kept at publish), the page's rows, recently updated
     "home": 3,
-    # record, show, organisations, people, entries (count, page), approved facts (2)
-    "episode": 8,
+    # record, the records it names (show, organisations, people), entries (count, the page
+    # with each one's moments from the episode: glossary.list_rows)
+    "episode": 4,
     "episodes": 3,
-    # record, entries (2), approved facts (2), episodes, organisations, shows
-    "person": 8,
+    # record, entries (count, the page with each one's quotes by the person), the first
+    # episodes naming them (and their count when there are EPISODES_SHOWN), organisations
+    "person": 5,
     "people": 2,
-    "organisation": 8,
+    # record, the first episodes naming it, shows and people, entries (count, page)
+    "organisation": 5,
     "organisations": 2,
+    # record, entries (count, page)
     "tag": 3,
     "tags": 2,
-    # count, page
-    "search": 2,
+    # a query per tier of the ranking the page reaches (here all four: names, then every
+    # word in the summary or above, the body or above, anywhere; a full page stops at the
+    # tier that fills it), then a count (only when the page is full)
+    "search": 4,
     "feed": 1,
     # the index: a count per section (5), the entries' latest change
     "sitemap": 6,
-    # one page of entries (count, page)
+    # one page of entries (the kept total, the page)
     "sitemap-entries": 2,
     "api-entries": 2,
     "api-entry": 1,

@@ -1,0 +1,138 @@
+"""The live listing: what the public lists and search read, kept as versions go live and go.
+
+A list page must not sort, count or render every live entry per request
+(bench/README.md: 54 ms for the index at 10,000 entries). So each live version
+has a `Listing` row with its A–Z keys (and, rendered with its page, its rows:
+glossary.list_rows), a `ListingName` row for each person, episode,
+organisation and tag it names (so an object's page reads one page of its
+entries from an index), and `ListingCount` keeps how many listed versions start
+with each letter and name each object, changed by one as versions come and go.
+
+Kept in the publishing transaction, through the search index's hooks
+(glossary.search.index_live / unindex / reindex_all, which glossary.publishing
+calls whenever a version goes live, is replaced or is withdrawn):
+
+- `index_live(version, doc)`: list a version that has just gone live. The row's
+  existence is the claim: a version already listed is left as it is (one
+  INSERT ... ON CONFLICT DO NOTHING, its row count saying which), so counts
+  move exactly once per version whatever calls it twice;
+- `unindex(version)`: delist a withdrawn or replaced version, its names and its
+  counts;
+- `clear()`: forget every row before `reindex_all` lists every live version again.
+
+Every change to the counts first updates the total's row, so concurrent
+publishes take the counts' row locks in one order and cannot deadlock.
+
+Readers reach listing rows only joined to a live version (glossary.selectors),
+so a row is never what makes anything public.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable
+
+from django.db import connection
+
+from glossary import document
+from glossary.document import EntryDocument
+from glossary.models import EntryVersion, Listing, ListingCount, ListingName, PublicRecord
+
+Kind = PublicRecord.Kind
+LETTERS = string.ascii_uppercase
+# The index's groups in order: "#" (digits and symbols), then A to Z.
+GROUPS = ["#", *LETTERS]
+# Counts: the total's row, then a row per letter, then per object.
+TOTAL = (ListingCount.TOTAL, 0)
+LETTER = ListingCount.LETTER
+
+
+def a_to_z(term: str) -> tuple[int, str]:
+    """Where a term sits in the A–Z lists: its group (0 "#", 1–26 A–Z), then its lowercase."""
+    first = term[:1].upper()
+    initial = LETTERS.index(first) + 1 if len(first) == 1 and first in LETTERS else 0
+    return initial, term.lower()
+
+
+def _named(doc: EntryDocument) -> list[tuple[str, int]]:
+    """The objects with public pages that `doc` names: the version's public indexes."""
+    refs = document.referenced(doc)
+    return sorted(
+        [(Kind.EPISODE.value, pk) for pk in refs.episodes]
+        + [(Kind.PERSON.value, pk) for pk in refs.people]
+        + [(Kind.ORGANISATION.value, pk) for pk in refs.organisations]
+        + [(Kind.TAG.value, pk) for pk in refs.tags]
+    )
+
+
+def _change_counts(keys: Iterable[tuple[str, int]], by: int) -> None:
+    """Add `by` to each count, in one statement, the total's row first (lock order)."""
+    rows = [TOTAL, *sorted(set(keys) - {TOTAL})]
+    table = ListingCount._meta.db_table
+    values = ", ".join(["(%s, %s, %s)"] * len(rows))
+    params: list[str | int] = []
+    for kind, object_id in rows:
+        params += [kind, object_id, by]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (kind, object_id, live) VALUES {values} "  # noqa: S608 - constants
+            f"ON CONFLICT (kind, object_id) DO UPDATE SET live = {table}.live + excluded.live",
+            params,
+        )
+
+
+def index_live(version: EntryVersion, doc: EntryDocument) -> bool:
+    """List `version`, which has just gone live; False if it already was (nothing changes)."""
+    initial, sort_key = a_to_z(doc.term)
+    table = Listing._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (version_id, initial, sort_key, term, slug, names, "  # noqa: S608
+            "row_html, named, feed_entry, sitemap_url, api_row) "
+            "VALUES (%s, %s, %s, %s, %s, %s, '', '{}', '', '', '') "
+            "ON CONFLICT (version_id) DO NOTHING",
+            [version.pk, initial, sort_key, doc.term, doc.slug, doc.search_names()],
+        )
+        if cursor.rowcount != 1:
+            return False
+    named = _named(doc)
+    ListingName.objects.bulk_create(
+        ListingName(
+            listing_id=version.pk,
+            kind=kind,
+            object_id=object_id,
+            initial=initial,
+            sort_key=sort_key,
+            term=doc.term,
+        )
+        for kind, object_id in named
+    )
+    _change_counts([(LETTER, initial), *named], +1)
+    return True
+
+
+def unindex(version: EntryVersion) -> bool:
+    """Delist `version`, withdrawn or replaced; False if it was not listed."""
+    names, listings = ListingName._meta.db_table, Listing._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {names} WHERE listing_id = %s RETURNING kind, object_id",  # noqa: S608
+            [version.pk],
+        )
+        named = [(str(kind), int(object_id)) for kind, object_id in cursor.fetchall()]
+        cursor.execute(
+            f"DELETE FROM {listings} WHERE version_id = %s RETURNING initial",  # noqa: S608
+            [version.pk],
+        )
+        gone = cursor.fetchone()
+    if gone is None:
+        return False
+    _change_counts([(LETTER, int(gone[0])), *named], -1)
+    return True
+
+
+def clear() -> None:
+    """Forget every listing row and count (reindex_all lists every live version again)."""
+    ListingName.objects.all().delete()
+    Listing.objects.all().delete()
+    ListingCount.objects.all().delete()
