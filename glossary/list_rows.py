@@ -9,9 +9,10 @@ from the working copy. They are written to the version's `Listing` row
 instead of validating documents and running the template engine per row:
 
 - `row_html`: its row in the A–Z index, on a tag's page and in search results;
-- `named`: for each person, episode and organisation whose page shows part of it,
-  that part with the key the page orders it by: a person's quotes, an episode's
-  moments (quotes, references and timed disclosures), an organisation's disclosures;
+- for each person, episode and organisation whose page shows part of it, that part
+  with the key the page orders it by (into `ListingName.part`): a person's quotes, an
+  episode's moments (quotes, references and timed disclosures), an organisation's
+  disclosures;
 - `feed_entry`: its Atom `<entry>`, written by Django's own Atom1Feed;
 - `sitemap_url`: its sitemap `<url>` with `lastmod`;
 - `api_row`: its item in the API's entry list.
@@ -23,9 +24,11 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
@@ -34,32 +37,54 @@ from django.utils.xmlutils import SimplerXMLGenerator
 from glossary import api, search
 from glossary.document import EntryDocument, Facts
 from glossary.entry_page import Moment, disclosure_text
-from glossary.models import Entry, EntryVersion, Listing
+from glossary.models import Entry, EntryVersion, Listing, ListingName
 from glossary.paths import absolute, path_for
 from glossary.timestamps import format_timestamp, iso_duration
 
 
 def render_live(version: EntryVersion, entry: Entry, doc: EntryDocument, facts: Facts) -> None:
     """Render the list rows of `version`, the live version of `entry`, into its listing."""
-    parts = render(doc, facts, entry)
-    if not Listing.objects.filter(pk=version.pk).update(**parts):
+    rows, parts = render(doc, facts, entry)
+    if not Listing.objects.filter(pk=version.pk).update(**rows):
         # Live since before the listing existed (a database migrated but not yet
         # re-rendered): list it now, in this transaction, like any version going live.
         search.index_live(version)
-        Listing.objects.filter(pk=version.pk).update(**parts)
+        Listing.objects.filter(pk=version.pk).update(**rows)
+    _write_parts(version.pk, parts)
 
 
-def render(doc: EntryDocument, facts: Facts, entry: Entry) -> dict[str, Any]:
+def render(
+    doc: EntryDocument, facts: Facts, entry: Entry
+) -> tuple[dict[str, str], dict[tuple[str, int], list[Any]]]:
+    """The listing's rows, and what each object's page shows of the version."""
     url = path_for("glossary:entry", doc.slug)
     link = f'<a href="{escape(url)}">{escape(doc.term)}</a>'
     summary = f'<span class="summary">{escape(doc.summary)}</span>' if doc.summary else ""
-    return {
+    rows = {
         "row_html": f"<li>{link}{summary}</li>",
-        "named": named_parts(doc, facts, link),
         "feed_entry": feed_entry(doc, entry),
         "sitemap_url": sitemap_url(url, entry.significant_change_at),
         "api_row": api.entry_summary_json(doc.term, doc.slug, doc.summary),
     }
+    return rows, named_parts(doc, facts, link)
+
+
+def _write_parts(version_id: int, parts: dict[tuple[str, int], list[Any]]) -> None:
+    """Each part into the version's ListingName row for its object, in one statement."""
+    if not parts:
+        return
+    values = " UNION ALL ".join(["SELECT %s AS kind, %s AS object_id, %s AS part"] * len(parts))
+    params: list[Any] = []
+    for (kind, object_id), part in sorted(parts.items()):
+        params += [kind, object_id, json.dumps(part, ensure_ascii=False)]
+    table = ListingName._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET part = v.part FROM ({values}) AS v "  # noqa: S608 - constants
+            f"WHERE {table}.listing_id = %s AND {table}.kind = v.kind "
+            f"AND {table}.object_id = v.object_id",
+            [*params, version_id],
+        )
 
 
 def _moment(facts: Facts, episode_id: int, seconds: int) -> Moment:
@@ -77,17 +102,17 @@ def _moment_link(moment: Moment) -> str:
     return f'<a href="{escape(moment.href)}"{moment.listen_attrs}>{hidden}{time}</a>'
 
 
-def named_parts(doc: EntryDocument, facts: Facts, link: str) -> dict[str, list[Any]]:
-    """ "kind:id" -> what that object's page shows of this entry, each with its sort key.
+def named_parts(doc: EntryDocument, facts: Facts, link: str) -> dict[tuple[str, int], list[Any]]:
+    """(kind, id) -> what that object's page shows of this entry, each with its sort key.
 
     person: [key, figure] for each of their quotes, newest episode first by key
     ("air date|number|second", compared as text); episode: [second, item] for each
     moment from it; organisation: item for each disclosure naming it, in entry order.
     """
-    parts: dict[str, list[Any]] = {}
+    parts: dict[tuple[str, int], list[Any]] = {}
 
     def add(kind: str, object_id: int, part: Any) -> None:
-        parts.setdefault(f"{kind}:{object_id}", []).append(part)
+        parts.setdefault((kind, object_id), []).append(part)
 
     def name(pk: int | None) -> str:
         person = facts.people.get(pk) if pk is not None else None

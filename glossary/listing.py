@@ -88,8 +88,8 @@ def index_live(version: EntryVersion, doc: EntryDocument) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {table} (version_id, initial, sort_key, term, slug, names, "  # noqa: S608
-            "row_html, named, feed_entry, sitemap_url, api_row) "
-            "VALUES (%s, %s, %s, %s, %s, %s, '', '{}', '', '', '') "
+            "row_html, feed_entry, sitemap_url, api_row) "
+            "VALUES (%s, %s, %s, %s, %s, %s, '', '', '', '') "
             "ON CONFLICT (version_id) DO NOTHING",
             [version.pk, initial, sort_key, doc.term, doc.slug, doc.search_names()],
         )
@@ -104,6 +104,7 @@ def index_live(version: EntryVersion, doc: EntryDocument) -> bool:
             initial=initial,
             sort_key=sort_key,
             term=doc.term,
+            part="",
         )
         for kind, object_id in named
     )

@@ -598,6 +598,9 @@ class PublicRecord(models.Model):
             models.Index(fields=["kind", "slug"], name="publicrecord_address_idx"),
             # Public lists page through one kind in order.
             models.Index(fields=["kind", "sort_key"], name="publicrecord_list_idx"),
+            # A person's or organisation's first episodes in list order: each linked
+            # episode's place read from the index alone, not from its whole record.
+            models.Index(fields=["id", "kind", "sort_key"], name="publicrecord_place_idx"),
         ]
 
     def __str__(self) -> str:
@@ -651,12 +654,6 @@ class Listing(models.Model):
     slug = models.SlugField(max_length=200)
     names = models.TextField(help_text="The term and its aliases, one a line.")
     row_html = models.TextField(blank=True, help_text="Its row in the A–Z index, a tag, search.")
-    named = models.JSONField(
-        default=dict,
-        blank=True,
-        help_text="What the page of each person, episode and organisation it names shows of "
-        "it, by “kind:id”.",
-    )
     feed_entry = models.TextField(blank=True, help_text="Its Atom <entry>.")
     sitemap_url = models.TextField(blank=True, help_text="Its sitemap <url>.")
     api_row = models.TextField(blank=True, help_text="Its item in the API's entry list (JSON).")
@@ -686,7 +683,8 @@ class ListingName(models.Model):
     """A person, episode, organisation or tag a listed version names, in A–Z order.
 
     So the page of an object reads one page of the entries naming it from an index
-    (kind, object, A–Z), however many entries name it.
+    (kind, object, A–Z), however many entries name it, each with what that page shows of
+    it (`part`, rendered with the version's page).
     """
 
     listing = models.ForeignKey(Listing, on_delete=models.CASCADE, related_name="names_of")
@@ -695,12 +693,17 @@ class ListingName(models.Model):
     initial = models.PositiveSmallIntegerField()
     sort_key = models.CharField(max_length=200)
     term = models.CharField(max_length=200)
+    part = models.TextField(
+        blank=True,
+        help_text="What the object's page shows of the version (JSON; glossary.list_rows): "
+        "a person's quotes, an episode's moments, an organisation's disclosures.",
+    )
 
     class Meta:
         indexes = [
             # A person's, episode's, organisation's or tag's entries, a page at a time.
             models.Index(
-                fields=["kind", "object_id", "initial", "sort_key", "term", "listing"],
+                fields=["kind", "object_id", "initial", "sort_key", "term", "id"],
                 name="listingname_object_idx",
             ),
         ]

@@ -56,8 +56,9 @@ MAX_QUERY_LENGTH = 200
 # (PostgreSQL: pg_trgm's word similarity, default threshold 0.6; SQLite: rapidfuzz, 0-100).
 FUZZY_LIMIT = 50
 FUZZY_CUTOFF = 75.0
-# The total is counted up to this many; past it a search says "more than 1,000".
-COUNT_LIMIT = 1000
+# The total is counted up to this many (four pages); past it a search says "more than 200"
+# and every further page is still there, following "next".
+COUNT_LIMIT = 200
 # Names per version in glossary_search_names: rowid = version id * _NAMES + position.
 _NAMES = 1024
 _CONFIG = "english"
@@ -132,6 +133,7 @@ class Results:
         self._closest: list[Hit] | None = None
         self._counted: int | None = None
         self._matched = False  # a slice found something: the query matches
+        self._sizes: dict[int, int] = {}  # tier -> its size, once read to its end
 
     @cached_property
     def _tiers(self) -> list[_Tier]:
@@ -150,7 +152,7 @@ class Results:
     def count(self) -> int:
         """How many entries match, up to COUNT_LIMIT."""
         if self._counted is None:
-            self._counted = _count(self.query, COUNT_LIMIT + 1) if self.query else 0
+            self._counted = _count(self._tiers, COUNT_LIMIT + 1, self._sizes)
             if not self._counted:
                 self._nothing_matched()
         return min(self._counted or 0, COUNT_LIMIT)
@@ -173,7 +175,7 @@ class Results:
         start = index.start or 0
         stop = self.count() if index.stop is None else index.stop
         if self._closest is None and stop > start:
-            hits = [Hit(*row) for row in _read(self._tiers, start, stop)]
+            hits = [Hit(*row) for row in _read(self._tiers, start, stop, self._sizes)]
             self._matched = self._matched or bool(hits)
             if hits or start > 0:
                 return hits
@@ -272,11 +274,16 @@ def _negates(q: str) -> bool:
     return "-" in q
 
 
-def _read(tiers: list[_Tier], start: int, stop: int) -> list[tuple[Any, ...]]:
-    """Rows [start, stop) of the tiers laid end to end, reading no tier past the slice."""
+def _read(
+    tiers: list[_Tier], start: int, stop: int, sizes: dict[int, int]
+) -> list[tuple[Any, ...]]:
+    """Rows [start, stop) of the tiers laid end to end, reading no tier past the slice.
+
+    `sizes` learns the size of each tier read to its end, so counting need not again.
+    """
     rows: list[tuple[Any, ...]] = []
     before = 0  # rows in the tiers already passed
-    for tier in tiers:
+    for i, tier in enumerate(tiers):
         if before + len(rows) >= stop:
             break
         skip = max(0, start - before)
@@ -294,33 +301,29 @@ def _read(tiers: list[_Tier], start: int, stop: int) -> list[tuple[Any, ...]]:
         if len(found) == need:
             break
         if found or not skip:
-            before += skip + len(found)
+            sizes[i] = skip + len(found)
         else:
             # The slice starts past this tier's end: how long was it?
-            before += selectors.live_listing_count(tier.where, tier.params, limit=skip)
+            sizes[i] = selectors.live_listing_count(tier.where, tier.params, limit=skip)
+        before += sizes[i]
     return rows[: max(0, stop - start)]
 
 
-def _count(q: str, limit: int) -> int:
-    """How many live entries match `q`, counting no further than `limit`.
+def _count(tiers: list[_Tier], limit: int, sizes: dict[int, int]) -> int:
+    """How many live entries the tiers hold, counting no further than `limit`.
 
-    Names and words apart, each through its own index: an OR of the two would have the
-    database read every matching row's words again (rechecking the trigram index's hits).
+    Tier by tier, best first, stopping at `limit`: a word in every summary is counted in
+    its tier from a small vector, and the later tiers (whose vectors are larger and
+    slower to read) are never read. A tier read to its end is not counted again.
     """
-    names, params = _names_contain(q)
-    if connection.vendor == "postgresql":
-        words = f"l.words_abcd @@ {_TSQUERY} AND NOT ({names})"
-        return selectors.live_listing_count_of(
-            [(names, params), (words, [q, *params])], limit=limit
-        )
-    match = fts_query(q)
-    if match:
-        found = "l.version_id IN (SELECT rowid FROM glossary_search WHERE glossary_search MATCH %s)"
-        words = f"{found} AND NOT ({names})"
-        return selectors.live_listing_count_of(
-            [(names, params), (words, [match, *params])], limit=limit
-        )
-    return selectors.live_listing_count(names, params, limit=limit)
+    total = 0
+    for i, tier in enumerate(tiers):
+        if total >= limit:
+            break
+        if i not in sizes:
+            sizes[i] = selectors.live_listing_count(tier.where, tier.params, limit=limit - total)
+        total += sizes[i]
+    return min(total, limit)
 
 
 def _closest(q: str) -> list[Hit]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.signals import setting_changed
 from django.db import connection
@@ -196,7 +196,15 @@ def public_tags() -> QuerySet[PublicRecord]:
 
 _LISTING = Listing._meta.db_table
 _NAMED = ListingName._meta.db_table
-_LIVE_LISTING = f"{_LISTING} l JOIN {Entry._meta.db_table} e ON e.live_version_id = l.version_id"
+_ENTRY = Entry._meta.db_table
+# The rule, row by row: the listing's version is an entry's live version. A lookup per row
+# (OFFSET keeps PostgreSQL from turning it into a join that hashes every live entry), so a
+# page costs the rows it reads, whatever the size of the glossary.
+_IS_LIVE = (
+    f"EXISTS (SELECT 1 FROM {_ENTRY} e "  # noqa: S608 - constants
+    "WHERE e.live_version_id = l.version_id LIMIT 1 OFFSET 0)"
+)
+_FROM_LISTING = f"{_LISTING} l"
 _A_TO_Z = "initial, sort_key, term"
 # The columns a list may read (list rows are rendered at publish: glossary.list_rows).
 LISTING_COLUMNS = frozenset(
@@ -236,7 +244,8 @@ def listed_a_to_z(
         f"ORDER BY {_A_TO_Z}, version_id LIMIT %s OFFSET %s"
     )
     return _fetch(
-        f"SELECT {_columns(columns)} FROM {_LIVE_LISTING} WHERE l.version_id IN ({ids}) "  # noqa: S608
+        f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {_IS_LIVE} "  # noqa: S608
+        f"AND l.version_id IN ({ids}) "
         f"ORDER BY l.initial, l.sort_key, l.term, l.version_id",
         [from_initial, limit, offset],
     )
@@ -245,22 +254,21 @@ def listed_a_to_z(
 def listed_naming(
     kind: str, object_id: int, columns: str, *, offset: int = 0, limit: int
 ) -> list[tuple[Any, ...]]:
-    """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`.
+    """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`:
+    their ids read in order from the names' index alone, then joined.
 
-    The last column is what the object's page shows of each (`Listing.named`), or None.
+    The last column is what the object's page shows of each (`ListingName.part`), or None.
     """
     ids = (
-        f"SELECT listing_id FROM {_NAMED} WHERE kind = %s AND object_id = %s "  # noqa: S608
-        f"ORDER BY {_A_TO_Z}, listing_id LIMIT %s OFFSET %s"
+        f"SELECT id FROM {_NAMED} WHERE kind = %s AND object_id = %s "  # noqa: S608 - constants
+        f"ORDER BY {_A_TO_Z}, id LIMIT %s OFFSET %s"
     )
-    if connection.vendor == "postgresql":
-        part, key = "l.named -> %s", f"{kind}:{object_id}"
-    else:
-        part, key = "json_extract(l.named, %s)", f'$."{kind}:{object_id}"'
     rows = _fetch(
-        f"SELECT {_columns(columns)}, {part} FROM {_LIVE_LISTING} "  # noqa: S608
-        f"WHERE l.version_id IN ({ids}) ORDER BY l.initial, l.sort_key, l.term, l.version_id",
-        [key, kind, object_id, limit, offset],
+        f"SELECT {_columns(columns)}, n.part FROM {_NAMED} n "  # noqa: S608
+        f"JOIN {_FROM_LISTING} ON l.version_id = n.listing_id "
+        f"WHERE {_IS_LIVE} AND n.id IN ({ids}) "
+        "ORDER BY n.initial, n.sort_key, n.term, n.id",
+        [kind, object_id, limit, offset],
     )
     return [(*row[:-1], json.loads(row[-1]) if row[-1] else None) for row in rows]
 
@@ -297,7 +305,7 @@ def live_listing_rows(
     """Live listings matching `where` (SQL over `l`, the listing), in `order`: what search
     reads (glossary.search builds the conditions from the reader's words, as parameters)."""
     return _fetch(
-        f"SELECT {_columns(columns)} FROM {_LIVE_LISTING} WHERE {where} "  # noqa: S608
+        f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
         f"ORDER BY {order} LIMIT %s OFFSET %s",
         [*params, *order_params, limit, offset],
     )
@@ -305,44 +313,20 @@ def live_listing_rows(
 
 def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
     """How many live listings match `where`, counting no further than `limit`."""
-    return live_listing_count_of([(where, params)], limit=limit)
-
-
-def live_listing_count_of(parts: Sequence[tuple[str, Sequence[Any]]], *, limit: int) -> int:
-    """How many live listings match these disjoint conditions together, counting each no
-    further than `limit`: one statement, each part read through its own index."""
-    counts, params = [], []
-    for where, part_params in parts:
-        counts.append(
-            f"(SELECT COUNT(*) FROM (SELECT 1 FROM {_LIVE_LISTING} WHERE {where} "  # noqa: S608
-            "LIMIT %s) AS found)"
-        )
-        params += [*part_params, limit]
-    sql = f"SELECT {' + '.join(counts)}"
-    if connection.vendor != "postgresql":
-        return min(int(_fetch(sql, params)[0][0]), limit)
-    with connection.cursor() as cursor:
-        # Count through the indexes, joining row by row. A search for a word in every entry
-        # otherwise gets a sequential scan reading every row's words (5 µs each, which the
-        # planner cannot know) or a hash of every live entry: both grow with the glossary,
-        # and the count is bounded. SET LOCAL lasts for this one statement: a string of
-        # statements runs as one transaction.
-        cursor.execute(
-            "SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; "
-            f"SET LOCAL enable_mergejoin = off; {sql}",
-            params,
-        )
-        while cursor.description is None and cursor.nextset():
-            pass
-        counted = int(cursor.fetchone()[0])
-    return min(counted, limit)
+    rows = _fetch(
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
+        "LIMIT %s) AS found",
+        [*params, limit],
+    )
+    return int(rows[0][0])
 
 
 def newest_listings(columns: str, *, limit: int) -> list[tuple[Any, ...]]:
     """The live listings of the entries changed most recently (significantly), newest first,
     each with that change's time: read from the top of `entry_published_recent_idx`."""
     rows = _fetch(
-        f"SELECT {_columns(columns)}, e.significant_change_at FROM {_LIVE_LISTING} "  # noqa: S608
+        f"SELECT {_columns(columns)}, e.significant_change_at FROM {_ENTRY} e "  # noqa: S608
+        f"JOIN {_LISTING} l ON l.version_id = e.live_version_id "
         "WHERE e.live_version_id IS NOT NULL "
         "ORDER BY e.significant_change_at DESC, e.term LIMIT %s",
         [limit],
@@ -366,13 +350,24 @@ _RECORD = PublicRecord._meta.db_table
 _RECORD_LINK = PublicRecordLink._meta.db_table
 
 
-def _record(kind: str, row: tuple[Any, ...]) -> PublicRecord:
-    pk, object_id, slug, name, data = row
+class Record(NamedTuple):
+    """A public record as the object pages read it: its facts as stored (glossary.records
+    writes them from validated documents), without a model instance per row."""
+
+    kind: str
+    object_id: int
+    slug: str
+    name: str
+    data: dict[str, Any]
+
+
+def _record(kind: str, row: tuple[Any, ...]) -> Record:
+    _, object_id, slug, name, data = row
     loaded = data if isinstance(data, dict) else json.loads(data)
-    return PublicRecord(pk=pk, kind=kind, object_id=object_id, slug=slug, name=name, data=loaded)
+    return Record(kind, int(object_id), slug, name, loaded)
 
 
-def public_record_at(kind: str, slug: str) -> PublicRecord | None:
+def public_record_at(kind: str, slug: str) -> Record | None:
     """The public record at an address (`public_record`, in one statement)."""
     rows = _fetch(
         f"SELECT id, object_id, slug, name, data FROM {_RECORD} "  # noqa: S608 - constants
@@ -382,7 +377,7 @@ def public_record_at(kind: str, slug: str) -> PublicRecord | None:
     return _record(kind, rows[0]) if rows else None
 
 
-def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], PublicRecord]:
+def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record]:
     """The public records of these objects, several kinds in one statement: (kind, id) -> it."""
     conditions, params = [], []
     for kind, ids in wanted.items():
@@ -400,15 +395,20 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Public
     return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
 
 
-def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> list[PublicRecord]:
+def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> list[Record]:
     """The first `limit` public episodes whose record names this person or organisation, in
-    list order (`public_episodes_naming`, in one statement)."""
+    list order (`public_episodes_naming`, in one statement): their places read from an
+    index (`publicrecord_place_idx`), then only those records."""
+    first = (
+        f"SELECT k.record_id FROM {_RECORD_LINK} k "  # noqa: S608 - constants
+        f"JOIN {_RECORD} s ON s.id = k.record_id "
+        "WHERE k.kind = %s AND k.object_id = %s AND s.kind = %s "
+        "ORDER BY s.sort_key, s.id LIMIT %s"
+    )
     rows = _fetch(
         f"SELECT r.id, r.object_id, r.slug, r.name, r.data FROM {_RECORD} r "  # noqa: S608
-        f"WHERE r.kind = %s AND EXISTS (SELECT 1 FROM {_RECORD_LINK} k "
-        "WHERE k.record_id = r.id AND k.kind = %s AND k.object_id = %s) "
-        "ORDER BY r.sort_key, r.id LIMIT %s",
-        [PublicRecord.Kind.EPISODE, kind, object_id, limit],
+        f"WHERE r.id IN ({first}) ORDER BY r.sort_key, r.id",
+        [kind, object_id, PublicRecord.Kind.EPISODE, limit],
     )
     return [_record(PublicRecord.Kind.EPISODE, row) for row in rows]
 

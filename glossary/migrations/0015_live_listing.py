@@ -38,7 +38,6 @@ class Migration(migrations.Migration):
                 ('slug', models.SlugField(max_length=200)),
                 ('names', models.TextField(help_text='The term and its aliases, one a line.')),
                 ('row_html', models.TextField(blank=True, help_text='Its row in the A–Z index, a tag, search.')),
-                ('named', models.JSONField(blank=True, default=dict, help_text='What the page of each person, episode and organisation it names shows of it, by “kind:id”.')),
                 ('feed_entry', models.TextField(blank=True, help_text='Its Atom <entry>.')),
                 ('sitemap_url', models.TextField(blank=True, help_text='Its sitemap <url>.')),
                 ('api_row', models.TextField(blank=True, help_text="Its item in the API's entry list (JSON).")),
@@ -72,10 +71,11 @@ class Migration(migrations.Migration):
                 ('initial', models.PositiveSmallIntegerField()),
                 ('sort_key', models.CharField(max_length=200)),
                 ('term', models.CharField(max_length=200)),
+                ('part', models.TextField(blank=True, help_text="What the object's page shows of the version (JSON; glossary.list_rows): a person's quotes, an episode's moments, an organisation's disclosures.")),
                 ('listing', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='names_of', to='glossary.listing')),
             ],
             options={
-                'indexes': [models.Index(fields=['kind', 'object_id', 'initial', 'sort_key', 'term', 'listing'], name='listingname_object_idx')],
+                'indexes': [models.Index(fields=['kind', 'object_id', 'initial', 'sort_key', 'term', 'id'], name='listingname_object_idx')],
             },
         ),
     ]
