@@ -580,7 +580,10 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> HttpResponse:
     if paging.page > pages:
         raise ApiError(404, f"There is no page {paging.page}; the last page is {pages}.")
     rows = selectors.listed_a_to_z(
-        "l.api_row", offset=(paging.page - 1) * paging.page_size, limit=paging.page_size
+        "l.api_row",
+        offset=(paging.page - 1) * paging.page_size,
+        limit=paging.page_size,
+        known=total,
     )
     return _page_answer(
         request, paging, total, [row for (row,) in rows], has_next=paging.page < pages

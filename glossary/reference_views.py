@@ -177,10 +177,11 @@ def tag_list(request: HttpRequest) -> HttpResponse:
 @public_page(reads=(PAGE_PARAM,))
 def tag(request: HttpRequest, slug: str) -> HttpResponse:
     """A page of the live entries carrying a tag: their rows, read from the listing's index."""
-    record = selectors.public_record_at(Kind.TAG, slug)
-    if record is None:
+    found = selectors.public_record_at(Kind.TAG, slug)
+    if found is None:
         raise Http404("No published entries carry this tag.")
-    listed, pager = _listed(request, Kind.TAG, record.object_id, "l.row_html")
+    record, count = found
+    listed, pager = _listed(request, Kind.TAG, record.object_id, count, "l.row_html")
     name = _escape(record.name)
     html = _TAG.fill(
         page_title=f"Tagged “{name}”",
@@ -224,10 +225,9 @@ _EPISODE = Shell(
 
 
 def _listed(
-    request: HttpRequest, kind: str, object_id: int, columns: str
+    request: HttpRequest, kind: str, object_id: int, count: int, columns: str
 ) -> tuple[list[tuple[Any, ...]], str]:
-    """One page of the live entries naming an object, A–Z, and the page's pager."""
-    count = selectors.listing_count(kind, object_id)
+    """One page of the `count` live entries naming an object, A–Z, and the page's pager."""
     pages = num_pages(count, ENTRIES_PAGE_SIZE)
     number = page_number(request, pages)
     listed = selectors.listed_naming(
@@ -236,6 +236,7 @@ def _listed(
         columns,
         offset=(number - 1) * ENTRIES_PAGE_SIZE,
         limit=ENTRIES_PAGE_SIZE,
+        known=count,
     )
     return listed, pager_html(request, number, pages)
 
@@ -284,22 +285,17 @@ def _read_link(data: dict[str, Any], style: str, seconds: int, hidden: str) -> s
     )
 
 
-def _first_episodes(kind: str, object_id: int) -> tuple[list[Record], int, str]:
-    """The first EPISODES_SHOWN public episodes naming the object, how many there are, and the
-    note saying so when they are not all."""
-    shown = selectors.public_episodes_naming_first(kind, object_id, EPISODES_SHOWN)
-    total = (
-        len(shown)
-        if len(shown) < EPISODES_SHOWN
-        else selectors.public_episodes_naming_count(kind, object_id)
-    )
+def _first_episodes(kind: str, object_id: int) -> tuple[list[Record], str]:
+    """The first EPISODES_SHOWN public episodes naming the object, and the note saying how
+    many there are when they are not all."""
+    shown, total = selectors.public_episodes_naming_first(kind, object_id, EPISODES_SHOWN)
     note = ""
     if total > len(shown):
         note = (
             f'<p class="meta">From the first {len(shown)} of {total} episodes; all are in the '
             f'<a href="{_escape(path_for("glossary:episodes"))}">episode list</a>.</p>'
         )
-    return shown, total, note
+    return shown, note
 
 
 # --- An episode ---------------------------------------------------------------------------
@@ -308,9 +304,10 @@ def _first_episodes(kind: str, object_id: int) -> tuple[list[Record], int, str]:
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpResponse:
-    record = selectors.public_record_at(Kind.EPISODE, f"{show}/{season}/{number}")
-    if record is None:
+    found = selectors.public_record_at(Kind.EPISODE, f"{show}/{season}/{number}")
+    if found is None:
         raise Http404("No public episode at this address.")
+    record, count = found
     data = record.data
     sponsors = sorted(
         data.get("sponsors", []), key=lambda s: (s["read_at"] is None, s["read_at"] or 0)
@@ -327,7 +324,7 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     show_record = named.get((Kind.SHOW, data["show"]))
     show_name = _escape(show_record.name) if show_record else ""
     style = show_record.data.get("deep_link_style", "") if show_record else ""
-    listed, pager = _listed(request, Kind.EPISODE, record.object_id, "l.term, l.slug")
+    listed, pager = _listed(request, Kind.EPISODE, record.object_id, count, "l.term, l.slug")
     # The page's entries' moments from this episode, in timestamp order (then A–Z).
     moments = [
         (at, position, item)
@@ -435,14 +432,15 @@ def _episode_people(appearances: list[dict[str, Any]], named: dict[tuple[str, in
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def person(request: HttpRequest, slug: str) -> HttpResponse:
-    record = selectors.public_record_at(Kind.PERSON, slug)
-    if record is None:
+    found = selectors.public_record_at(Kind.PERSON, slug)
+    if found is None:
         raise Http404("No public page for this person.")
-    listed, pager = _listed(request, Kind.PERSON, record.object_id, "l.term, l.slug")
+    record, count = found
+    listed, pager = _listed(request, Kind.PERSON, record.object_id, count, "l.term, l.slug")
     # Their quotes in the page's entries, newest episode first (then A–Z by entry).
     quoted = [(key, figure) for _, _, parts in listed for key, figure in parts or []]
     quoted.sort(key=lambda q: q[0], reverse=True)
-    appeared, _, note = _first_episodes(Kind.PERSON, record.object_id)
+    appeared, note = _first_episodes(Kind.PERSON, record.object_id)
     named = selectors.records_of(
         {
             Kind.ORGANISATION: [
@@ -499,11 +497,12 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
 @public_page(reads=(PAGE_PARAM,))
 def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     """Where it sponsors and where its people speak: where a conflict-of-interest check starts."""
-    record = selectors.public_record_at(Kind.ORGANISATION, slug)
-    if record is None:
+    found = selectors.public_record_at(Kind.ORGANISATION, slug)
+    if found is None:
         raise Http404("No public page for this organisation.")
+    record, count = found
     org_id = record.object_id
-    related, _, note = _first_episodes(Kind.ORGANISATION, org_id)
+    related, note = _first_episodes(Kind.ORGANISATION, org_id)
     named = selectors.records_of(
         {
             Kind.SHOW: [r.data["show"] for r in related],
@@ -540,7 +539,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
             appearances.append(
                 f'<li>{person}{title}, on <a href="{path}">episode {number}</a></li>'
             )
-    listed, pager = _listed(request, Kind.ORGANISATION, org_id, "l.term, l.slug")
+    listed, pager = _listed(request, Kind.ORGANISATION, org_id, count, "l.term, l.slug")
     disclosed = [item for _, _, parts in listed for item in parts or []]
     name = _escape(record.name)
     website = record.data.get("url", "")

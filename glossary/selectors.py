@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import psycopg
 from django.core.signals import setting_changed
 from django.db import connection
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -221,11 +224,44 @@ LISTING_COLUMNS = frozenset(
 )
 
 
-def _fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
+def _fetch(sql: str, params: Sequence[Any], *, keep_plan: bool = False) -> list[tuple[Any, ...]]:
+    with _cursor(keep_plan=keep_plan) as cursor:
         cursor.execute(sql, params)
         rows: list[tuple[Any, ...]] = cursor.fetchall()
     return rows
+
+
+# After this many runs of one statement on a connection, PostgreSQL keeps it prepared and
+# plans it no more (planning costs as much as running a list page's cheaper statements).
+_PREPARE_AFTER = 2
+
+
+@contextmanager
+def _cursor(*, keep_plan: bool = False) -> Iterator[Any]:
+    """Django's cursor; with `keep_plan` on PostgreSQL, one whose parameters the server binds,
+    so psycopg prepares the statement on the connection once it recurs.
+
+    Only for statements whose best plan does not depend on their parameters (a page of
+    an index from a key, a record by its address). Django's ORM keeps binding on the
+    client, which never prepares, and the wrapper keeps Django's error translation and
+    query logging.
+    """
+    if not keep_plan or connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    raw_connection = connection.connection
+    if raw_connection.prepare_threshold != _PREPARE_AFTER:
+        raw_connection.prepare_threshold = _PREPARE_AFTER
+    connection.validate_thread_sharing()
+    with connection.wrap_database_errors:
+        raw = psycopg.Cursor(raw_connection)
+    # (django-stubs types these as taking Django's own wrapper; they wrap the driver's cursor.)
+    wrap = connection.make_debug_cursor if connection.queries_logged else connection.make_cursor
+    with wrap(raw) as cursor:  # type: ignore[arg-type]
+        yield cursor
 
 
 def _columns(columns: str) -> str:
@@ -235,40 +271,112 @@ def _columns(columns: str) -> str:
     return columns
 
 
-def listed_a_to_z(
-    columns: str, *, from_initial: int = 0, offset: int = 0, limit: int
+@dataclass(frozen=True)
+class _AToZ:
+    """An A–Z index a page of a list is read from."""
+
+    table: str
+    # Which of its entries the list holds, and the unique column that ends its key.
+    where: str
+    tie: str
+    # The key as the reading statement names it.
+    key: str
+
+    def between(
+        self, params: list[Any], *, offset: int, limit: int, known: int | None
+    ) -> tuple[str, list[Any]]:
+        """The reading statement's key from the entry at `offset` to the page's last one.
+
+        Both keys are found by skipping entries of the index alone. Bounded at both ends
+        the range is small to the database, which walks the index; with only a lower
+        bound (the last page, or `known`, the list's length, not given) it may gather and
+        sort all that follows, which on the last page is the page.
+        """
+        at = (
+            f"(SELECT {_A_TO_Z}, {self.tie} FROM {self.table} WHERE {self.where} "  # noqa: S608
+            f"ORDER BY {_A_TO_Z}, {self.tie} LIMIT 1 OFFSET %s)"
+        )
+        if known is not None and offset + limit <= known:
+            return f"({self.key}) >= {at} AND ({self.key}) <= {at}", [
+                *params,
+                offset,
+                *params,
+                offset + limit - 1,
+            ]
+        return f"({self.key}) >= {at}", [*params, offset]
+
+
+_LISTINGS_A_TO_Z = _AToZ(
+    _LISTING, "initial >= %s", "version_id", "l.initial, l.sort_key, l.term, l.version_id"
+)
+_NAMES_A_TO_Z = _AToZ(
+    _NAMED, "kind = %s AND object_id = %s", "id", "n.initial, n.sort_key, n.term, n.id"
+)
+
+
+def _read_page(
+    index: _AToZ,
+    sql: str,
+    head: list[Any],
+    params: list[Any],
+    *,
+    offset: int,
+    limit: int,
+    known: int | None,
 ) -> list[tuple[Any, ...]]:
-    """`limit` live listings in A–Z order, from the letter `from_initial` on, after `offset`."""
-    ids = (
-        f"SELECT version_id FROM {_LISTING} WHERE initial >= %s "  # noqa: S608 - constants
-        f"ORDER BY {_A_TO_Z}, version_id LIMIT %s OFFSET %s"
+    """Run `sql` (which leaves the page's range to fill, as `{between}`) for one page."""
+    between, range_params = index.between(params, offset=offset, limit=limit, known=known)
+    rows = _fetch(sql.format(between=between), [*head, *range_params, limit], keep_plan=True)
+    if not rows and known is not None:
+        # The kept count ran ahead of the index (it should never): read without the end.
+        return _read_page(index, sql, head, params, offset=offset, limit=limit, known=None)
+    return rows
+
+
+def listed_a_to_z(
+    columns: str, *, from_initial: int = 0, offset: int = 0, limit: int, known: int | None = None
+) -> list[tuple[Any, ...]]:
+    """`limit` live listings in A–Z order, from the letter `from_initial` on, after `offset`
+    (`known`: how many there are from that letter on, from the kept counts), each
+    checked live, read in order from the A–Z index: never sorted, never more than the page.
+    """
+    sql = (
+        f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {{between}} "  # noqa: S608
+        f"AND {_IS_LIVE} ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s"
     )
-    return _fetch(
-        f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {_IS_LIVE} "  # noqa: S608
-        f"AND l.version_id IN ({ids}) "
-        f"ORDER BY l.initial, l.sort_key, l.term, l.version_id",
-        [from_initial, limit, offset],
+    return _read_page(
+        _LISTINGS_A_TO_Z, sql, [], [from_initial], offset=offset, limit=limit, known=known
     )
 
 
 def listed_naming(
-    kind: str, object_id: int, columns: str, *, offset: int = 0, limit: int
+    kind: str,
+    object_id: int,
+    columns: str,
+    *,
+    offset: int = 0,
+    limit: int,
+    known: int | None = None,
 ) -> list[tuple[Any, ...]]:
-    """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`:
-    their ids read in order from the names' index alone, then joined.
+    """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`
+    (`known`: how many name it, kept at publish), read in order from the names' index.
 
     The last column is what the object's page shows of each (`ListingName.part`), or None.
     """
-    ids = (
-        f"SELECT id FROM {_NAMED} WHERE kind = %s AND object_id = %s "  # noqa: S608 - constants
-        f"ORDER BY {_A_TO_Z}, id LIMIT %s OFFSET %s"
-    )
-    rows = _fetch(
-        f"SELECT {_columns(columns)}, n.part FROM {_NAMED} n "  # noqa: S608
+    sql = (
+        f"SELECT {_columns(columns)}, n.part FROM {_NAMED} n "  # noqa: S608 - constants
         f"JOIN {_FROM_LISTING} ON l.version_id = n.listing_id "
-        f"WHERE {_IS_LIVE} AND n.id IN ({ids}) "
-        "ORDER BY n.initial, n.sort_key, n.term, n.id",
-        [kind, object_id, limit, offset],
+        "WHERE n.kind = %s AND n.object_id = %s AND {between} "
+        f"AND {_IS_LIVE} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s"
+    )
+    rows = _read_page(
+        _NAMES_A_TO_Z,
+        sql,
+        [kind, object_id],
+        [kind, object_id],
+        offset=offset,
+        limit=limit,
+        known=known,
     )
     return [(*row[:-1], json.loads(row[-1]) if row[-1] else None) for row in rows]
 
@@ -279,6 +387,7 @@ def listing_counts(kind: str) -> dict[int, int]:
     rows = _fetch(
         f"SELECT object_id, live FROM {ListingCount._meta.db_table} WHERE kind = %s",  # noqa: S608
         [kind],
+        keep_plan=True,
     )
     return {int(object_id): max(0, int(live)) for object_id, live in rows}
 
@@ -288,6 +397,7 @@ def listing_count(kind: str, object_id: int) -> int:
     rows = _fetch(
         f"SELECT live FROM {ListingCount._meta.db_table} WHERE kind = %s AND object_id = %s",  # noqa: S608
         [kind, object_id],
+        keep_plan=True,
     )
     return max(0, int(rows[0][0])) if rows else 0
 
@@ -330,6 +440,7 @@ def newest_listings(columns: str, *, limit: int) -> list[tuple[Any, ...]]:
         "WHERE e.live_version_id IS NOT NULL "
         "ORDER BY e.significant_change_at DESC, e.term LIMIT %s",
         [limit],
+        keep_plan=True,
     )
     return [(*row[:-1], _aware(row[-1])) for row in rows]
 
@@ -367,14 +478,21 @@ def _record(kind: str, row: tuple[Any, ...]) -> Record:
     return Record(kind, int(object_id), slug, name, loaded)
 
 
-def public_record_at(kind: str, slug: str) -> Record | None:
-    """The public record at an address (`public_record`, in one statement)."""
+def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
+    """The public record at an address (`public_record`, in one statement), and how many
+    live listings name it (kept at publish: glossary.listing)."""
     rows = _fetch(
-        f"SELECT id, object_id, slug, name, data FROM {_RECORD} "  # noqa: S608 - constants
-        "WHERE kind = %s AND slug = %s ORDER BY id LIMIT 1",
+        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608 - constants
+        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
+        "WHERE c.kind = r.kind AND c.object_id = r.object_id) "
+        f"FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1",
         [kind, slug],
+        keep_plan=True,
     )
-    return _record(kind, rows[0]) if rows else None
+    if not rows:
+        return None
+    *record, named = rows[0]
+    return _record(kind, tuple(record)), max(0, int(named or 0))
 
 
 def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record]:
@@ -395,10 +513,10 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
     return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
 
 
-def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> list[Record]:
+def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> tuple[list[Record], int]:
     """The first `limit` public episodes whose record names this person or organisation, in
-    list order (`public_episodes_naming`, in one statement): their places read from an
-    index (`publicrecord_place_idx`), then only those records."""
+    list order (`public_episodes_naming`), and how many there are, in one statement: their
+    places read from an index (`publicrecord_place_idx`), then only those records."""
     first = (
         f"SELECT k.record_id FROM {_RECORD_LINK} k "  # noqa: S608 - constants
         f"JOIN {_RECORD} s ON s.id = k.record_id "
@@ -406,17 +524,11 @@ def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> list[
         "ORDER BY s.sort_key, s.id LIMIT %s"
     )
     rows = _fetch(
-        f"SELECT r.id, r.object_id, r.slug, r.name, r.data FROM {_RECORD} r "  # noqa: S608
-        f"WHERE r.id IN ({first}) ORDER BY r.sort_key, r.id",
-        [kind, object_id, PublicRecord.Kind.EPISODE, limit],
+        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608
+        f"(SELECT COUNT(*) FROM {_RECORD_LINK} WHERE kind = %s AND object_id = %s) "
+        f"FROM {_RECORD} r WHERE r.id IN ({first}) ORDER BY r.sort_key, r.id",
+        [kind, object_id, kind, object_id, PublicRecord.Kind.EPISODE, limit],
+        keep_plan=True,
     )
-    return [_record(PublicRecord.Kind.EPISODE, row) for row in rows]
-
-
-def public_episodes_naming_count(kind: str, object_id: int) -> int:
-    """How many public episodes name this person or organisation (one link each)."""
-    rows = _fetch(
-        f"SELECT COUNT(*) FROM {_RECORD_LINK} WHERE kind = %s AND object_id = %s",  # noqa: S608
-        [kind, object_id],
-    )
-    return int(rows[0][0])
+    total = int(rows[0][-1]) if rows else 0
+    return [_record(PublicRecord.Kind.EPISODE, row[:-1]) for row in rows], total

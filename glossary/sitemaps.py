@@ -187,13 +187,17 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
 
 def _entries_page(request: HttpRequest) -> HttpResponse:
     """One page of entries, their `<url>`s written at publish, in A–Z order."""
-    pages = num_pages(listing_count(ListingCount.TOTAL, 0), SITEMAP_PAGE_SIZE)
+    total = listing_count(ListingCount.TOTAL, 0)
+    pages = num_pages(total, SITEMAP_PAGE_SIZE)
     raw = request.GET.get("p", "1")
     number = int(raw) if raw.isdigit() else 0
     if not 1 <= number <= pages:
         raise Http404(f"There is no page {raw!r} here; pages run from 1 to {pages}.")
     rows = listed_a_to_z(
-        "l.sitemap_url", offset=(number - 1) * SITEMAP_PAGE_SIZE, limit=SITEMAP_PAGE_SIZE
+        "l.sitemap_url",
+        offset=(number - 1) * SITEMAP_PAGE_SIZE,
+        limit=SITEMAP_PAGE_SIZE,
+        known=total,
     )
     body = "".join([_URLSET, *(url for (url,) in rows), "</urlset>\n"])
     return HttpResponse(body, content_type="application/xml")

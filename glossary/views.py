@@ -101,7 +101,11 @@ def home(request: HttpRequest) -> HttpResponse:
         offset -= per_letter[initial]
         initial += 1
     rows = selectors.listed_a_to_z(
-        "l.initial, l.row_html", from_initial=initial, offset=offset, limit=INDEX_PAGE_SIZE
+        "l.initial, l.row_html",
+        from_initial=initial,
+        offset=offset,
+        limit=INDEX_PAGE_SIZE,
+        known=sum(per_letter[initial:]),
     )
     letters, seen = [], 0
     for i, letter in enumerate(GROUPS):

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from glossary import document, listing, publishing
+from glossary import document, listing, publishing, selectors
 from glossary.models import (
     Appearance,
     Disclosure,
@@ -104,7 +104,7 @@ def kept_counts() -> Counter[tuple[str, int]]:
 def recounted() -> Counter[tuple[str, int]]:
     """The counts, computed afresh from the live versions' documents."""
     counts: Counter[tuple[str, int]] = Counter()
-    for version in publishing.selectors.live_versions():
+    for version in selectors.live_versions():
         doc = document.load(version.data)
         counts[(ListingCount.TOTAL, 0)] += 1
         counts[(ListingCount.LETTER, listing.a_to_z(doc.term)[0])] += 1
@@ -200,6 +200,7 @@ def test_listing_a_version_twice_counts_it_once(make_entry, named):
     entry = gadget(make_entry, named, "Widget")
     publishing.publish(entry)
     version = Entry.objects.get(pk=entry.pk).live_version
+    assert version is not None
     assert not listing.index_live(version, document.load(version.data))
     assert listing.unindex(version) and not listing.unindex(version)
     assert kept_counts()[(ListingCount.TOTAL, 0)] == 0
@@ -215,6 +216,7 @@ def test_a_page_rendered_before_the_listing_existed_is_listed_by_rendering_it(
     ListingCount.objects.all().delete()
     assert "Widget" not in page(client, "/")
     version = Entry.objects.get(pk=entry.pk).live_version
+    assert version is not None
     publishing.render_live(version, Entry.objects.get(pk=entry.pk))
     assert "Widget" in page(client, "/")
     assert kept_counts() == recounted()

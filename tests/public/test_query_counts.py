@@ -12,19 +12,21 @@ EXPECTED = {
     "entry": 1,
     # letters' counts (kept at publish), the page's rows, recently updated
     "home": 3,
-    # record, the records it names (show, organisations, people), entries (count, the page
-    # with each one's moments from the episode: glossary.list_rows)
-    "episode": 4,
+    # record (with how many entries name it, kept at publish), the records it names (show,
+    # organisations, people), a page of its entries with each one's moments from the
+    # episode (glossary.list_rows)
+    "episode": 3,
     "episodes": 3,
-    # record, entries (count, the page with each one's quotes by the person), the first
-    # episodes naming them (and their count when there are EPISODES_SHOWN), organisations
-    "person": 5,
+    # record, a page of its entries with each one's quotes by the person, the first
+    # episodes naming them (with their count), the organisations they spoke for
+    "person": 4,
     "people": 2,
-    # record, the first episodes naming it, shows and people, entries (count, page)
-    "organisation": 5,
+    # record, the first episodes naming it (with their count), their shows and people, a
+    # page of its entries with each one's disclosures of it
+    "organisation": 4,
     "organisations": 2,
-    # record, entries (count, page)
-    "tag": 3,
+    # record, a page of its entries' rows
+    "tag": 2,
     "tags": 2,
     # a query per tier of the ranking the page reaches (here all four: names, then every
     # word in the summary or above, the body or above, anywhere; a full page stops at the

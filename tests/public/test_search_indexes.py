@@ -5,6 +5,7 @@ DATABASE_URL=postgres://postgres@127.0.0.1:5432/glossary_search
 TEST_DATABASE_NAME=test_glossary_search the same tests run on PostgreSQL.
 """
 
+import re
 from typing import Any
 
 import pytest
@@ -200,3 +201,78 @@ def test_rerender_rebuilds_the_index(make_entry):
     assert slugs("giraffid") == []
     publishing.rerender_all()
     assert slugs("giraffid") == ["okapi"]
+
+
+def test_the_summary_ranks_above_the_body_however_often_the_body_says_it(make_entry):
+    publish(make_entry, "Aardvark", slug="aardvark", body="Qubits, qubits, qubits and qubits.")
+    publish(make_entry, "Yak", slug="yak", summary="About qubits.")
+    publish(make_entry, "Bee", slug="bee", summary="Qubits too.")
+    # Tiers first (summary above body), A–Z within a tier.
+    assert slugs("qubits") == ["bee", "yak", "aardvark"]
+
+
+def test_every_word_in_one_tier_ranks_above_words_spread_further(make_entry):
+    publish(make_entry, "Spread", slug="spread", summary="Alpha.", body="Beta.")
+    publish(make_entry, "Together", slug="together", summary="Alpha beta.")
+    quoted = publish(make_entry, "Quoted", slug="quoted", body="Alpha.")
+    from glossary.models import Episode, Person, Quote, Show
+
+    show = Show.objects.create(name="S", slug="s")
+    episode = Episode.objects.create(show=show, number=1, title="One", duration=600)
+    person = Person.objects.create(name="P", slug="p")
+    Quote.objects.create(entry=quoted, episode=episode, speaker=person, start=5, text="Beta!")
+    publishing.publish(quoted)
+    assert slugs("alpha beta") == ["together", "spread", "quoted"]
+
+
+def test_an_excluded_word_excludes_in_every_tier(make_entry):
+    publish(make_entry, "Plain", slug="plain", summary="A gadget.")
+    publish(make_entry, "Painted", slug="painted", summary="A gadget.", body="Painted blue.")
+    assert slugs("gadget -blue") == ["plain"]
+
+
+def test_pages_read_across_tiers_lay_them_end_to_end(client, make_entry, monkeypatch):
+    from glossary import views
+
+    for n, field in enumerate(["summary", "body", "summary", "body", "summary", "body", "term"]):
+        term = f"Widget {n}" if field == "term" else f"Item {n}"
+        fields = {"summary": "Plain.", "body": "Plain."}
+        if field != "term":
+            fields[field] = "A widget."
+        publish(make_entry, term, slug=f"item-{n}", **fields)
+    everything = slugs("widget")
+    assert everything[0] == "item-6" and len(everything) == 7
+    monkeypatch.setattr(views, "SEARCH_PAGE_SIZE", 2)
+    paged = []
+    for number in range(1, 5):
+        page = client.get("/search/", {"q": "widget", "page": number}).content.decode()
+        paged += re.findall(r'<li><a href="/glossary/([^/]+)/">', page)
+    assert paged == everything
+    assert client.get("/search/", {"q": "widget", "page": 5}).status_code == 404
+
+
+def test_the_count_stops_at_its_limit_and_every_page_stays_reachable(
+    client, make_entry, monkeypatch
+):
+    from glossary import search as search_module
+    from glossary import views
+
+    monkeypatch.setattr(search_module, "COUNT_LIMIT", 5)
+    monkeypatch.setattr(views, "COUNT_LIMIT", 5)
+    monkeypatch.setattr(views, "SEARCH_PAGE_SIZE", 5)
+    for n in range(12):
+        publish(make_entry, f"Gizmo {n:02}", slug=f"gizmo-{n:02}", body="A gadget.")
+    first = client.get("/search/", {"q": "gadget"}).content.decode()
+    assert "More than 5 results for “gadget”" in first
+    assert (
+        "Page 1:" in first and 'rel="next"' in first and " of " not in first.split("Page 1")[1][:5]
+    )
+    last = client.get("/search/", {"q": "gadget", "page": 3}).content.decode()
+    assert last.count('href="/glossary/gizmo-') == 2 and 'rel="next"' not in last
+    assert client.get("/search/", {"q": "gadget", "page": 4}).status_code == 404
+    api = client.get("/api/v1/search/", {"q": "gadget", "page_size": 5}).json()
+    assert api["count"] == 5 and api["count_exact"] is False and api["next"]
+    third = client.get("/api/v1/search/", {"q": "gadget", "page_size": 5, "page": 3}).json()
+    assert len(third["results"]) == 2 and third["next"] is None
+    small = client.get("/api/v1/search/", {"q": "gizmo 03"}).json()
+    assert small["count"] == 1 and small["count_exact"] is True
