@@ -28,16 +28,15 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from django.utils.xmlutils import SimplerXMLGenerator
 
-from glossary import api, search
+from glossary import api, listing, search
 from glossary.document import EntryDocument, Facts
 from glossary.entry_page import Moment, disclosure_text
-from glossary.models import Entry, EntryVersion, Listing, ListingName
+from glossary.models import Entry, EntryVersion, Listing
 from glossary.paths import absolute, path_for
 from glossary.timestamps import format_timestamp, iso_duration
 
@@ -50,7 +49,11 @@ def render_live(version: EntryVersion, entry: Entry, doc: EntryDocument, facts: 
         # re-rendered): list it now, in this transaction, like any version going live.
         search.index_live(version)
         Listing.objects.filter(pk=version.pk).update(**rows)
-    _write_parts(version.pk, parts)
+    listing.write_names(
+        version.pk,
+        doc,
+        {key: json.dumps(part, ensure_ascii=False) for key, part in parts.items()},
+    )
 
 
 def render(
@@ -67,24 +70,6 @@ def render(
         "api_row": api.entry_summary_json(doc.term, doc.slug, doc.summary),
     }
     return rows, named_parts(doc, facts, link)
-
-
-def _write_parts(version_id: int, parts: dict[tuple[str, int], list[Any]]) -> None:
-    """Each part into the version's ListingName row for its object, in one statement."""
-    if not parts:
-        return
-    values = " UNION ALL ".join(["SELECT %s AS kind, %s AS object_id, %s AS part"] * len(parts))
-    params: list[Any] = []
-    for (kind, object_id), part in sorted(parts.items()):
-        params += [kind, object_id, json.dumps(part, ensure_ascii=False)]
-    table = ListingName._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET part = v.part FROM ({values}) AS v "  # noqa: S608 - constants
-            f"WHERE {table}.listing_id = %s AND {table}.kind = v.kind "
-            f"AND {table}.object_id = v.object_id",
-            [*params, version_id],
-        )
 
 
 def _moment(facts: Facts, episode_id: int, seconds: int) -> Moment:

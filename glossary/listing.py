@@ -16,8 +16,10 @@ calls whenever a version goes live, is replaced or is withdrawn):
   existence is the claim: a version already listed is left as it is (one
   INSERT ... ON CONFLICT DO NOTHING, its row count saying which), so counts
   move exactly once per version whatever calls it twice;
+- `write_names(...)`: its names, with what each object's page shows of it, written
+  when its page is rendered (glossary.list_rows);
 - `unindex(version)`: delist a withdrawn or replaced version, its names and its
-  counts;
+  counts (moved back by what its document names, as they were moved);
 - `clear()`: forget every row before `reindex_all` lists every live version again.
 
 Every change to the counts first updates the total's row, so concurrent
@@ -30,7 +32,8 @@ so a row is never what makes anything public.
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db import connection
 
@@ -54,7 +57,7 @@ def a_to_z(term: str) -> tuple[int, str]:
     return initial, term.lower()
 
 
-def _named(doc: EntryDocument) -> list[tuple[str, int]]:
+def named(doc: EntryDocument) -> list[tuple[str, int]]:
     """The objects with public pages that `doc` names: the version's public indexes."""
     refs = document.referenced(doc)
     return sorted(
@@ -81,46 +84,48 @@ def _change_counts(keys: Iterable[tuple[str, int]], by: int) -> None:
         )
 
 
-def index_live(version: EntryVersion, doc: EntryDocument) -> bool:
-    """List `version`, which has just gone live; False if it already was (nothing changes)."""
+def index_live(
+    version: EntryVersion,
+    doc: EntryDocument,
+    *,
+    words: tuple[str, Sequence[Any]] | None = None,
+) -> bool:
+    """List `version`, which has just gone live; False if it already was (nothing changes).
+
+    `words`: a SELECT giving the row's four search vectors (glossary.search, on
+    PostgreSQL) and its parameters, written with the row so it is written once.
+    """
     initial, sort_key = a_to_z(doc.term)
     table = Listing._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (version_id, initial, sort_key, term, slug, names, "  # noqa: S608
-            "row_html, feed_entry, sitemap_url, api_row) "
-            "VALUES (%s, %s, %s, %s, %s, %s, '', '', '', '') "
-            "ON CONFLICT (version_id) DO NOTHING",
-            [version.pk, initial, sort_key, doc.term, doc.slug, doc.search_names()],
+    columns = "version_id, initial, sort_key, term, slug, names, row_html, feed_entry, "
+    columns += "sitemap_url, api_row"
+    values: list[Any] = [version.pk, initial, sort_key, doc.term, doc.slug, doc.search_names()]
+    if words is None:
+        sql = f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s, '', '', '', '')"  # noqa: S608
+    else:
+        select, params = words
+        sql = (
+            f"INSERT INTO {table} ({columns}, words_a, words_ab, words_abc, words_abcd) "  # noqa: S608
+            f"SELECT %s, %s, %s, %s, %s, %s, '', '', '', '', w.* FROM ({select}) AS w"
         )
+        values += params
+    with connection.cursor() as cursor:
+        cursor.execute(f"{sql} ON CONFLICT (version_id) DO NOTHING", values)
         if cursor.rowcount != 1:
             return False
-    named = _named(doc)
-    ListingName.objects.bulk_create(
-        ListingName(
-            listing_id=version.pk,
-            kind=kind,
-            object_id=object_id,
-            initial=initial,
-            sort_key=sort_key,
-            term=doc.term,
-            part="",
-        )
-        for kind, object_id in named
-    )
-    _change_counts([(LETTER, initial), *named], +1)
+    # The names are written with the rows, when the page is rendered (glossary.list_rows).
+    _change_counts([(LETTER, initial), *named(doc)], +1)
     return True
 
 
 def unindex(version: EntryVersion) -> bool:
-    """Delist `version`, withdrawn or replaced; False if it was not listed."""
+    """Delist `version`, withdrawn or replaced; False if it was not listed.
+
+    The counts move back by what the document names, as `index_live` moved them.
+    """
     names, listings = ListingName._meta.db_table, Listing._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {names} WHERE listing_id = %s RETURNING kind, object_id",  # noqa: S608
-            [version.pk],
-        )
-        named = [(str(kind), int(object_id)) for kind, object_id in cursor.fetchall()]
+        cursor.execute(f"DELETE FROM {names} WHERE listing_id = %s", [version.pk])  # noqa: S608
         cursor.execute(
             f"DELETE FROM {listings} WHERE version_id = %s RETURNING initial",  # noqa: S608
             [version.pk],
@@ -128,8 +133,30 @@ def unindex(version: EntryVersion) -> bool:
         gone = cursor.fetchone()
     if gone is None:
         return False
-    _change_counts([(LETTER, int(gone[0])), *named], -1)
+    _change_counts([(LETTER, int(gone[0])), *named(document.load(version.data))], -1)
     return True
+
+
+def write_names(version_id: int, doc: EntryDocument, parts: dict[tuple[str, int], str]) -> None:
+    """The version's ListingName rows, each with what its object's page shows (`parts`, JSON):
+    one statement that writes them the first time and rewrites them after."""
+    initial, sort_key = a_to_z(doc.term)
+    rows = named(doc)
+    if not rows:
+        return
+    table = ListingName._meta.db_table
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
+    params: list[Any] = []
+    for kind, object_id in rows:
+        params += [version_id, kind, object_id, initial, sort_key, doc.term]
+        params.append(parts.get((kind, object_id), ""))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (listing_id, kind, object_id, initial, sort_key, term, part) "  # noqa: S608
+            f"VALUES {values} ON CONFLICT (listing_id, kind, object_id) "
+            "DO UPDATE SET part = excluded.part",
+            params,
+        )
 
 
 def clear() -> None:

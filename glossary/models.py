@@ -687,7 +687,11 @@ class ListingName(models.Model):
     it (`part`, rendered with the version's page).
     """
 
-    listing = models.ForeignKey(Listing, on_delete=models.CASCADE, related_name="names_of")
+    # The key (listing, kind, object) is the table's only unique index: no id to keep.
+    pk = models.CompositePrimaryKey("listing_id", "kind", "object_id")
+    listing = models.ForeignKey(
+        Listing, on_delete=models.CASCADE, related_name="names_of", db_index=False
+    )
     kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
     object_id = models.PositiveBigIntegerField()
     initial = models.PositiveSmallIntegerField()
@@ -703,7 +707,7 @@ class ListingName(models.Model):
         indexes = [
             # A person's, episode's, organisation's or tag's entries, a page at a time.
             models.Index(
-                fields=["kind", "object_id", "initial", "sort_key", "term", "id"],
+                fields=["kind", "object_id", "initial", "sort_key", "term", "listing"],
                 name="listingname_object_idx",
             ),
         ]
@@ -723,16 +727,12 @@ class ListingCount(models.Model):
     TOTAL = "total"
     LETTER = "letter"
 
+    pk = models.CompositePrimaryKey("kind", "object_id")
     kind = models.CharField(
         max_length=12, help_text="“total”, “letter” or the kind of a public record."
     )
     object_id = models.PositiveBigIntegerField(help_text="0, the letter (0–26) or the object.")
     live = models.IntegerField(default=0, help_text="How many listed versions.")
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["kind", "object_id"], name="listingcount_unique")
-        ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.object_id}: {self.live}"

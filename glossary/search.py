@@ -25,9 +25,10 @@ runs it):
 
 - PostgreSQL: four cumulative weighted tsvectors per listing (`words_a` term and
   aliases; `words_ab` and the summary; `words_abc` and body and references;
-  `words_abcd` and quotes), each with a GIN index, so each tier is one indexed
-  condition; and a trigram (pg_trgm) GIN index over the term and aliases
-  (`Listing.names`) for substrings and misspellings;
+  `words_abcd` and quotes), with GIN indexes on all but `words_abc` (its tier
+  reads the whole's index), so each tier is one indexed condition; and a trigram
+  (pg_trgm) GIN index over the term and aliases (`Listing.names`) for substrings
+  and misspellings;
 - SQLite: the FTS5 table `glossary_search` (porter stemmer, rowid = version id;
   a tier is a column filter) and `glossary_search_names` (trigram tokenizer;
   candidates for misspellings, scored with rapidfuzz).
@@ -49,7 +50,7 @@ from django.db import connection
 from rapidfuzz import fuzz
 
 from glossary import document, listing, selectors
-from glossary.models import EntryVersion, Listing
+from glossary.models import EntryVersion
 
 MAX_QUERY_LENGTH = 200
 # Misspellings: at most this many suggestions, each at least this close to a term or alias
@@ -242,7 +243,11 @@ def _tiers(q: str) -> list[_Tier]:
         for previous, words in itertools.pairwise(_WORDS):
             where = f"l.{words} @@ {_TSQUERY} AND NOT (l.{previous} @@ {_TSQUERY}) AND {not_names}"
             params: list[Any] = [q, q, *names_params]
-            if whole and words != _WORDS[-1]:
+            if words == "words_abc":
+                # Implied, and indexed: the body's words have no index of their own.
+                where += f" AND l.{_WORDS[-1]} @@ {_TSQUERY}"
+                params.append(q)
+            elif whole and words != _WORDS[-1]:
                 where += whole
                 params += whole_params
             tiers.append(_Tier(where, params))
@@ -453,32 +458,25 @@ def _sqlite_index(cursor: Any, pk: int, fields: dict[str, str], names: list[str]
 # --- Keeping the indexes --------------------------------------------------------------------
 
 # Each part's words once, then the cumulative vectors from them: A term and aliases,
-# B summary, C body and references, D quotes.
+# B summary, C body and references, D quotes (written with the listing row).
 _VECTORS = (
-    f"UPDATE {Listing._meta.db_table} SET (words_a, words_ab, words_abc, words_abcd) = "  # noqa: S608
-    "(SELECT a, a || b, a || b || c, a || b || c || d FROM (SELECT "
+    "SELECT a, a || b, a || b || c, a || b || c || d FROM (SELECT "  # noqa: S608 - constants
     f"setweight(to_tsvector('{_CONFIG}', %s), 'A') || setweight(to_tsvector('{_CONFIG}', %s), 'A') "
     f"AS a, setweight(to_tsvector('{_CONFIG}', %s), 'B') AS b, "
     f"setweight(to_tsvector('{_CONFIG}', %s), 'C') AS c, "
-    f"setweight(to_tsvector('{_CONFIG}', %s), 'D') AS d) AS parts) "
-    "WHERE version_id = %s"
+    f"setweight(to_tsvector('{_CONFIG}', %s), 'D') AS d) AS parts"
 )
 
 
 def index_live(version: EntryVersion) -> None:
     """List and index `version`, which has just gone live (in the publishing transaction)."""
     doc = document.load(version.data)
-    if not listing.index_live(version, doc):
-        return  # listed and indexed already
     fields = doc.search_fields()
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                _VECTORS,
-                [fields[f] for f in ("term", "aliases", "summary", "body", "quotes")]
-                + [version.pk],
-            )
-        elif connection.vendor == "sqlite":
+    parts = [fields[f] for f in ("term", "aliases", "summary", "body", "quotes")]
+    if connection.vendor == "postgresql":
+        listing.index_live(version, doc, words=(_VECTORS, parts))
+    elif listing.index_live(version, doc) and connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
             _sqlite_index(cursor, version.pk, fields, doc.search_names().split("\n"))
 
 

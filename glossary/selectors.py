@@ -310,7 +310,10 @@ _LISTINGS_A_TO_Z = _AToZ(
     _LISTING, "initial >= %s", "version_id", "l.initial, l.sort_key, l.term, l.version_id"
 )
 _NAMES_A_TO_Z = _AToZ(
-    _NAMED, "kind = %s AND object_id = %s", "id", "n.initial, n.sort_key, n.term, n.id"
+    _NAMED,
+    "kind = %s AND object_id = %s",
+    "listing_id",
+    "n.initial, n.sort_key, n.term, n.listing_id",
 )
 
 
@@ -422,10 +425,15 @@ def live_listing_rows(
 
 
 def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
-    """How many live listings match `where`, counting no further than `limit`."""
+    """How many live listings match `where`, counting no further than `limit`.
+
+    In A–Z order, so the database may walk the index and stop at `limit` when most rows
+    match (a word in every entry), as it gathers the few when few do: without an order
+    its only plans gather every match first.
+    """
     rows = _fetch(
         f"SELECT COUNT(*) FROM (SELECT 1 FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
-        "LIMIT %s) AS found",
+        f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found",
         [*params, limit],
     )
     return int(rows[0][0])

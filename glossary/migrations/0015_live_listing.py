@@ -19,15 +19,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RemoveField(
-            model_name='entryversion',
-            name='search_vector',
-        ),
-        migrations.AlterField(
-            model_name='entryversion',
-            name='search_names',
-            field=models.TextField(blank=True, help_text="The term and its aliases, one a line (search matches misspellings against the live listing's copy, Listing.names)."),
-        ),
         migrations.CreateModel(
             name='Listing',
             fields=[
@@ -46,36 +37,44 @@ class Migration(migrations.Migration):
                 ('words_abc', django.contrib.postgres.search.SearchVectorField(editable=False, null=True)),
                 ('words_abcd', django.contrib.postgres.search.SearchVectorField(editable=False, null=True)),
             ],
-            options={
-                'indexes': [models.Index(fields=['initial', 'sort_key', 'term', 'version'], name='listing_a_to_z_idx')],
-            },
         ),
         migrations.CreateModel(
             name='ListingCount',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('pk', models.CompositePrimaryKey('kind', 'object_id', blank=True, editable=False, primary_key=True, serialize=False)),
                 ('kind', models.CharField(help_text='“total”, “letter” or the kind of a public record.', max_length=12)),
                 ('object_id', models.PositiveBigIntegerField(help_text='0, the letter (0–26) or the object.')),
                 ('live', models.IntegerField(default=0, help_text='How many listed versions.')),
             ],
-            options={
-                'constraints': [models.UniqueConstraint(fields=('kind', 'object_id'), name='listingcount_unique')],
-            },
         ),
         migrations.CreateModel(
             name='ListingName',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('pk', models.CompositePrimaryKey('listing_id', 'kind', 'object_id', blank=True, editable=False, primary_key=True, serialize=False)),
+                ('listing', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='names_of', to='glossary.listing')),
                 ('kind', models.CharField(choices=[('show', 'Show'), ('episode', 'Episode'), ('person', 'Person'), ('organisation', 'Organisation'), ('source', 'Source'), ('tag', 'Tag')], max_length=12)),
                 ('object_id', models.PositiveBigIntegerField()),
                 ('initial', models.PositiveSmallIntegerField()),
                 ('sort_key', models.CharField(max_length=200)),
                 ('term', models.CharField(max_length=200)),
                 ('part', models.TextField(blank=True, help_text="What the object's page shows of the version (JSON; glossary.list_rows): a person's quotes, an episode's moments, an organisation's disclosures.")),
-                ('listing', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='names_of', to='glossary.listing')),
             ],
-            options={
-                'indexes': [models.Index(fields=['kind', 'object_id', 'initial', 'sort_key', 'term', 'id'], name='listingname_object_idx')],
-            },
+        ),
+        migrations.RemoveField(
+            model_name='entryversion',
+            name='search_vector',
+        ),
+        migrations.AlterField(
+            model_name='entryversion',
+            name='search_names',
+            field=models.TextField(blank=True, help_text="The term and its aliases, one a line (search matches misspellings against the live listing's copy, Listing.names)."),
+        ),
+        migrations.AddIndex(
+            model_name='listing',
+            index=models.Index(fields=['initial', 'sort_key', 'term', 'version'], name='listing_a_to_z_idx'),
+        ),
+        migrations.AddIndex(
+            model_name='listingname',
+            index=models.Index(fields=['kind', 'object_id', 'initial', 'sort_key', 'term', 'listing'], name='listingname_object_idx'),
         ),
     ]

@@ -225,14 +225,20 @@ def test_a_page_rendered_before_the_listing_existed_is_listed_by_rendering_it(
 @pytest.mark.django_db
 def test_the_lists_indexes_exist():
     with connection.cursor() as cursor:
-        indexes = {
-            index
-            for table in ("glossary_listing", "glossary_listingname")
-            for index in connection.introspection.get_constraints(cursor, table)
+        constraints = {
+            table: connection.introspection.get_constraints(cursor, table)
+            for table in ("glossary_listing", "glossary_listingname", "glossary_listingcount")
         }
-    assert {"listing_a_to_z_idx", "listingname_object_idx", "listingcount_unique"} <= indexes | {
-        name
-        for name in connection.introspection.get_constraints(
-            connection.cursor(), "glossary_listingcount"
-        )
-    }
+    assert constraints["glossary_listing"]["listing_a_to_z_idx"]["columns"] == [
+        "initial",
+        "sort_key",
+        "term",
+        "version_id",
+    ]
+    names = constraints["glossary_listingname"]
+    assert names["listingname_object_idx"]["columns"][:2] == ["kind", "object_id"]
+    assert [c["columns"] for c in names.values() if c["primary_key"]] == [
+        ["listing_id", "kind", "object_id"]
+    ]
+    counts = constraints["glossary_listingcount"]
+    assert [c["columns"] for c in counts.values() if c["primary_key"]] == [["kind", "object_id"]]

@@ -37,7 +37,7 @@ def test_the_search_indexes_exist():
                 ["glossary_listing"],
             )
             indexes = dict(cursor.fetchall())
-            for words in ("a", "ab", "abc", "abcd"):
+            for words in ("a", "ab", "abcd"):
                 assert f"USING gin (words_{words})" in indexes[f"listing_words_{words}_idx"]
             assert "USING gin (names gin_trgm_ops)" in indexes["listing_names_trgm_idx"]
             assert "(initial, sort_key, term, version_id)" in indexes["listing_a_to_z_idx"]
@@ -78,7 +78,8 @@ def test_each_tier_of_a_search_reads_an_index(make_entry):
         for way in forbidden:
             cursor.execute(f"RESET enable_{way}")
     assert "listing_names_trgm_idx" in plans[0] and "listing_words_a_idx" in plans[0]
-    for plan, words in zip(plans[1:], ("ab", "abc", "abcd"), strict=True):
+    # The body's tier reads the index of every word (it has none of its own).
+    for plan, words in zip(plans[1:], ("ab", "abcd", "abcd"), strict=True):
         assert f"listing_words_{words}_idx" in plan
 
 
