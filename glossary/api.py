@@ -256,7 +256,7 @@ class EntryPage(Page):
 class SearchPage(Page):
     count_exact: bool = Field(
         description="False when more entries match than are counted (`count` is then the "
-        "count's limit, 200); every page can still be read, following `next`."
+        "count's limit, 100); every page can still be read, following `next`."
     )
     results: list[SearchHit]
 

@@ -57,9 +57,10 @@ MAX_QUERY_LENGTH = 200
 # (PostgreSQL: pg_trgm's word similarity, default threshold 0.6; SQLite: rapidfuzz, 0-100).
 FUZZY_LIMIT = 50
 FUZZY_CUTOFF = 75.0
-# The total is counted up to this many (four pages); past it a search says "more than 200"
-# and every further page is still there, following "next".
-COUNT_LIMIT = 200
+# The total is counted up to this many (two pages); past it a search says "more than 100"
+# and every further page is still there, following "next". Counting further costs, for a
+# word in every entry, a row read per row counted.
+COUNT_LIMIT = 100
 # Names per version in glossary_search_names: rowid = version id * _NAMES + position.
 _NAMES = 1024
 _CONFIG = "english"
@@ -286,9 +287,37 @@ def _read(
 
     `sizes` learns the size of each tier read to its end, so counting need not again.
     """
-    rows: list[tuple[Any, ...]] = []
-    before = 0  # rows in the tiers already passed
+    if start == 0 and len(tiers) > 1:
+        # The first page: the first two tiers in one statement (a word in every summary
+        # fills it from the second), with the second's count.
+        first, second, counted = selectors.live_listing_two_tiers(
+            _HIT_COLUMNS,
+            (tiers[0].where, tiers[0].params, tiers[0].order, tiers[0].order_params),
+            (tiers[1].where, tiers[1].params, tiers[1].order, tiers[1].order_params),
+            limit=stop,
+            count_limit=COUNT_LIMIT + 1,
+        )
+        rows = (first + second)[:stop]
+        if len(first) < stop:
+            sizes[0] = len(first)
+            # Counted to its end, or far enough to say "more than COUNT_LIMIT".
+            sizes[1] = max(counted, len(second))
+            if len(second) < stop:
+                sizes[1] = len(second)
+            if len(rows) < stop and len(second) < stop:
+                return rows + _read_from(tiers, 2, sizes[0] + sizes[1], start, stop, sizes)
+        return rows
+    return _read_from(tiers, 0, 0, start, stop, sizes)
+
+
+def _read_from(
+    tiers: list[_Tier], first: int, before: int, start: int, stop: int, sizes: dict[int, int]
+) -> list[tuple[Any, ...]]:
+    """`_read` from tier `first` on, `before` rows in the tiers before it."""
+    rows: list[tuple[Any, ...]] = []  # read from the tiers from `first` on
     for i, tier in enumerate(tiers):
+        if i < first:
+            continue
         if before + len(rows) >= stop:
             break
         skip = max(0, start - before)

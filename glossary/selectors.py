@@ -424,6 +424,38 @@ def live_listing_rows(
     )
 
 
+def live_listing_two_tiers(
+    columns: str,
+    first: tuple[str, Sequence[Any], str, Sequence[Any]],
+    second: tuple[str, Sequence[Any], str, Sequence[Any]],
+    *,
+    limit: int,
+    count_limit: int,
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int]:
+    """Two `live_listing_rows` reads in one statement (each: where, params, order, order
+    params), and how many rows the second holds, counted no further than `count_limit`:
+    the first page of a search is one round trip."""
+    (w1, p1, o1, op1), (w2, p2, o2, op2) = first, second
+    cols = _columns(columns)
+    head = f"FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND"
+    counted = (
+        f"(SELECT COUNT(*) FROM (SELECT 1 {head} {w2} "  # noqa: S608 - constants
+        f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found)"
+    )
+    rows = _fetch(
+        f"SELECT * FROM (SELECT 0 AS tier, {cols}, CAST(NULL AS BIGINT) AS counted {head} {w1} "  # noqa: S608
+        f"ORDER BY {o1} LIMIT %s) AS first_tier UNION ALL "
+        f"SELECT * FROM (SELECT 1 AS tier, {cols}, {counted} AS counted {head} {w2} "
+        f"ORDER BY {o2} LIMIT %s) AS second_tier",
+        # In the order the statement names them: the first tier, the count, the second.
+        [*p1, *op1, limit, *p2, count_limit, *p2, *op2, limit],
+    )
+    # A union's branches come out in turn, each in its own order: keep that order.
+    ones = [row[1:-1] for row in rows if row[0] == 0]
+    twos = [row for row in rows if row[0] == 1]
+    return ones, [row[1:-1] for row in twos], int(twos[0][-1]) if twos else 0
+
+
 def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
     """How many live listings match `where`, counting no further than `limit`.
 
@@ -505,10 +537,18 @@ def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
 
 def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record]:
     """The public records of these objects, several kinds in one statement: (kind, id) -> it."""
-    conditions, params = [], []
+    postgresql = connection.vendor == "postgresql"
+    conditions: list[str] = []
+    params: list[Any] = []
     for kind, ids in wanted.items():
         listed = sorted(set(ids))
-        if listed:
+        if not listed:
+            continue
+        if postgresql:
+            # One statement (and plan) for any number of ids.
+            conditions.append("(kind = %s AND object_id = ANY(%s))")
+            params += [kind, listed]
+        else:
             conditions.append(f"(kind = %s AND object_id IN ({', '.join(['%s'] * len(listed))}))")
             params += [kind, *listed]
     if not conditions:
@@ -517,6 +557,7 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
         f"SELECT kind, id, object_id, slug, name, data FROM {_RECORD} "  # noqa: S608
         f"WHERE {' OR '.join(conditions)}",
         params,
+        keep_plan=postgresql,
     )
     return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
 

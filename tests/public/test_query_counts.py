@@ -28,10 +28,10 @@ EXPECTED = {
     # record, a page of its entries' rows
     "tag": 2,
     "tags": 2,
-    # a query per tier of the ranking the page reaches (here all four: names, then every
-    # word in the summary or above, the body or above, anywhere; a full page stops at the
-    # tier that fills it), then a count (only when the page is full)
-    "search": 4,
+    # the first two tiers of the ranking with the second's count, then a query per further
+    # tier the page reaches (here all four: names, then every word in the summary or
+    # above, the body or above, anywhere; a full page stops at the tier that fills it)
+    "search": 3,
     "feed": 1,
     # the index: a count per section (5), the entries' latest change
     "sitemap": 6,
