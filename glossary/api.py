@@ -44,7 +44,7 @@ from glossary.search import MAX_QUERY_LENGTH, Results, control_character, result
 from glossary.throttle import limited
 
 MAX_PAGE_SIZE = 100
-API_VERSION = "1.1.0"
+API_VERSION = "1.2.0"  # 1.2: search pages say whether their count is exact (count_exact)
 
 DisclosureKind = Literal["sponsorship", "commercial_interest", "partnership", "other"]
 SourceStatus = Literal["live", "dead", "unfit", "usurped"]
