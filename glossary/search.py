@@ -361,9 +361,10 @@ def _sqlite_index(cursor: Any, pk: int, fields: dict[str, str], names: list[str]
 # --- Keeping the indexes --------------------------------------------------------------------
 
 
-def index_live(version: EntryVersion) -> None:
-    """Index `version`, which has just gone live (in the publishing transaction)."""
-    doc = document.load(version.data)
+def index_live(version: EntryVersion, doc: document.EntryDocument | None = None) -> None:
+    """Index `version` (whose document is `doc`), which has just gone live (in the
+    publishing transaction)."""
+    doc = doc or document.load(version.data)
     fields, names = doc.search_fields(), doc.search_names()
     if version.search_names != names:
         EntryVersion.objects.filter(pk=version.pk).update(search_names=names)
