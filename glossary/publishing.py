@@ -12,10 +12,11 @@ from __future__ import annotations
 import datetime
 import uuid
 from collections.abc import Callable, Iterable, Sequence, Set
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Max, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -210,13 +211,26 @@ def record_reference_change(
     credited to `user`, and the change reaches readers only when someone else
     publishes one of them. Entries the change does not alter get no version.
     """
-    versions = []
-    for entry in document.entries_showing(kind, object_ids):
-        doc = document.build(entry)
-        latest = entry.versions.order_by("-number").values_list("data", flat=True).first()
-        if latest != doc.dump():
-            versions.append(record_edit(entry, user=user, comment=what, doc=doc))
+    showing = document.entries_showing(kind, object_ids)
+    versions: list[EntryVersion] = []
+    # A host or a show is named by thousands of entries: built and recorded in batches.
+    for start in range(0, len(showing), RENDER_BATCH):
+        entries = showing[start : start + RENDER_BATCH]
+        docs = document.build_many(entries)
+        latest = _latest_data(entries)
+        changed = [e for e in entries if latest.get(e.pk) != docs[e.pk].dump()]
+        versions += record_edits(changed, user=user, comment=what, docs=docs)
     return versions
+
+
+def _latest_data(entries: Sequence[Entry]) -> dict[int, Any]:
+    """Each entry's newest version's document, as stored, by entry id."""
+    newest = EntryVersion.objects.filter(entry=OuterRef("entry")).order_by("-number")
+    return dict(
+        EntryVersion.objects.filter(entry__in=[e.pk for e in entries])
+        .filter(number=Subquery(newest.values("number")[:1]))
+        .values_list("entry", "data")
+    )
 
 
 def live_links(doc: document.EntryDocument) -> LiveLinks:
