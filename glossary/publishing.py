@@ -16,7 +16,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Max, OuterRef, Q, Subquery
+from django.db.models import Case, F, Max, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -390,17 +391,7 @@ def publish_many(
             is_material=is_material,
             correction_note=correction_note,
         )
-    for entry in entries:
-        entry.save(
-            update_fields=[
-                "live_version",
-                "status",
-                "has_unpublished_changes",
-                "first_published_at",
-                "last_published_at",
-                "significant_change_at",
-            ]
-        )
+    _save_published(pairs, now)
     replaced = [
         old
         for entry, version in pairs
@@ -430,6 +421,35 @@ def publish_many(
     rerender_linking(renamed, besides=batch)
     _readers_see_a_change(pks[0] if len(pks) == 1 else None)
     return versions
+
+
+def _save_published(pairs: Sequence[tuple[Entry, EntryVersion]], now: datetime.datetime) -> None:
+    """Write what publishing set on the entries (`publish_many`): one entry is saved as
+    anywhere else (its model signals sent), a batch in one statement."""
+    if len(pairs) == 1:
+        entry, _ = pairs[0]
+        entry.save(
+            update_fields=[
+                "live_version",
+                "status",
+                "has_unpublished_changes",
+                "first_published_at",
+                "last_published_at",
+                "significant_change_at",
+            ]
+        )
+        return
+    Entry.objects.filter(pk__in=[entry.pk for entry, _ in pairs]).update(
+        live_version=Case(*(When(pk=entry.pk, then=version.pk) for entry, version in pairs)),
+        status=Entry.Status.PUBLISHED,
+        has_unpublished_changes=False,
+        first_published_at=Coalesce(F("first_published_at"), Value(now)),
+        last_published_at=now,
+        significant_change_at=Case(
+            When(pk__in=[e.pk for e, _ in pairs if e.significant_change_at == now], then=now),
+            default=F("significant_change_at"),
+        ),
+    )
 
 
 def _update_redirects(
