@@ -162,7 +162,10 @@ def refresh(
         condition = Q(pk__in=[])
         for kind, ids in by_kind.items():
             condition |= Q(kind=kind, object_id__in=ids)
-        existing = {(r.kind, r.object_id): r for r in PublicRecord.objects.filter(condition)}
+        # Locked now, in id order, whatever this refresh writes to them below: two
+        # publishes naming the same people and shows wait for each other, never deadlock.
+        rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
+        existing = {(r.kind, r.object_id): r for r in rows}
     changed: set[Key] = set()
     created: list[PublicRecord] = []
     updated: list[PublicRecord] = []
