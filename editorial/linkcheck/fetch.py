@@ -456,13 +456,18 @@ def _describe_error(exc: BaseException) -> tuple[ErrorKind, str]:
     raise exc
 
 
-async def prepare(resolver: guard.Resolver, method: str, url: URL) -> transport.Request:
+async def prepare(
+    resolver: guard.Resolver, method: str, url: URL, literal: bool | None = None
+) -> transport.Request:
     """The transport's request for `url`: a name's vetted addresses pinned to it.
 
     An IP-literal host needs no lookup; vet it first (`guard.check_host_literal`).
+    `literal` says whether the host is one, when the caller knows.
     """
     host = url.raw_host or ""
-    if guard.literal_address(host) is not None:
+    if literal is None:
+        literal = guard.literal_address(host) is not None
+    if literal:
         return transport.Request(method, str(url))
     port = url.port or 0
     addresses = await _resolve(resolver, host, port)
@@ -576,8 +581,9 @@ class Checker:
     def __init__(self, options: FetchOptions) -> None:
         self.options = options
         self._gates: dict[str, _HostGate] = {}
-        # host -> None (may connect) or the refusal; IP literals only, so it never goes stale.
-        self._literal_verdicts: dict[str, guard.Refused | None] = {}
+        # host -> None (a name), True (an IP literal that may be connected to) or the
+        # refusal: a literal's verdict never goes stale.
+        self._literal_verdicts: dict[str, guard.Refused | bool | None] = {}
         self._session: transport.Session | None = None
         self._resolver: guard.Resolver | None = None
         self._queue: asyncio.Queue[_Job] | None = None
@@ -742,19 +748,21 @@ class Checker:
             content_type=content_type,
         )
 
-    def _vet_literal(self, host: str) -> None:
-        """guard.check_host_literal, remembered per host for this checker's lifetime."""
+    def _vet_literal(self, host: str) -> bool:
+        """guard.check_host_literal, remembered per host for this checker's lifetime;
+        whether `host` is an IP literal."""
         try:
             verdict = self._literal_verdicts[host]
         except KeyError:
             try:
                 guard.check_host_literal(host, self.options.allow)
-                verdict = None
+                verdict = True if guard.literal_address(host) is not None else None
             except guard.Refused as exc:
                 verdict = exc
             self._literal_verdicts[host] = verdict
-        if verdict is not None:
+        if isinstance(verdict, guard.Refused):
             raise guard.Refused(str(verdict))
+        return verdict is True
 
     async def _attempt(
         self, url: str, text_unless: Collection[str] | None = None
@@ -781,8 +789,8 @@ class Checker:
             host = current.host
             if not host:
                 raise _Failure(ErrorKind.INVALID_URL, f"invalid URL: no host in {current}")
-            self._vet_literal(host)
-            status, headers, body = await self._fetch(method, current, host)
+            literal = self._vet_literal(host)
+            status, headers, body = await self._fetch(method, current, host, literal)
             attempt.status = status
             location = headers.get("location")
             if status in REDIRECTS and location is not None:
@@ -829,13 +837,13 @@ class Checker:
             return fp, body.bytes_read, body.truncated, "", ""
 
     async def _fetch(
-        self, method: str, url: URL, host: str
+        self, method: str, url: URL, host: str, literal: bool | None = None
     ) -> tuple[int, Mapping[str, str], _Body | None]:
         """One request: status, headers and (for a textual 2xx GET) the body as read."""
         session, resolver = self._session, self._resolver
         if session is None or resolver is None:
             raise RuntimeError("use Checker as an async context manager")
-        request = await prepare(resolver, method, url)
+        request = await prepare(resolver, method, url, literal)
         gate = self._gate(host)
         # The global limit is the worker pool's size, or with a spacing (when a
         # check may wait its host's turn) this semaphore: no waiting check holds it.
