@@ -69,9 +69,7 @@ def main() -> None:
     port, n = int(sys.argv[1]), int(sys.argv[2])
     head_first = "--head-first" in sys.argv
     db = Path(tempfile.mkdtemp(prefix="bench-linkcheck-")) / "bench.sqlite3"
-    subprocess.run(
-        [sys.executable, __file__, "--prepare", str(db), str(port), str(n)], check=True
-    )
+    subprocess.run([sys.executable, __file__, "--prepare", str(db), str(port), str(n)], check=True)
     environment(db)
     # Unset: the default (one GET per URL). --head-first measures the option.
     os.environ.pop("LINKCHECK_HEAD_FIRST", None)

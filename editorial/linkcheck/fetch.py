@@ -81,7 +81,11 @@ BINARY_SUFFIXES = frozenset(
     }
 )
 # With a host spacing, checks that may wait for their host's turn per request in flight.
-_WAITING_PER_REQUEST = 8
+# A check takes its host's next slot only once a place in the pool is free, so the pool
+# must hold a few waiting checks per host, or a host's slot passes unused while its
+# next URL queues for a place (and, slots being kept from real starts, the host's run
+# drifts by a spacing): 2,048 places (64 x 32) hold two per host at 1,000 hosts.
+_WAITING_PER_REQUEST = 32
 # Per-host gates a checker keeps before it forgets the idle ones.
 _MAX_GATES = 10_000
 # End tags checked per body with text_complete before reading on to the end or cap.
