@@ -110,6 +110,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "DATABASE_CONNECT_TIMEOUT", 5, minimum=1
     )
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A transaction takes the write lock when it begins, and waits its turn for it:
+    # begun deferred, two processes that both read then write (two Celery workers
+    # recording checks) deadlock on the lock upgrade, and SQLite fails one at once
+    # with "database is locked" rather than waiting; the task's retry then checked
+    # its sources a second time.
+    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- People and sign-in ------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """A synthetic glossary of any size, published the way editors publish: `generate_glossary`.
 
 Reference data and working copies are bulk-created (they are the desk's tables,
-which editors fill freely); then every entry goes through the real workflow one
-by one: its writer's save is recorded as a version (glossary.publishing.record_edit),
-the writer submits it, and an editor who wrote none of it publishes it
-(editorial.workflow.publish_entry: row locks, publish checks, the self-approval
-rule, public records, rendered pages). Nothing readers see is written any other way.
+which editors fill freely); then every entry goes through the real workflow, a
+batch of entries at a time: its writer's save is recorded as a version
+(glossary.publishing.record_edits), the writer submits it
+(editorial.workflow.submit_entries), and an editor who wrote none of it publishes
+it (editorial.workflow.publish_entries: row locks, the publish checks, the
+self-approval rule, public records, rendered pages; the same code that publishes a
+single entry, which is a batch of one). Nothing readers see is written any other way.
 
 The same seed gives the same glossary: every name, text, timestamp and link
 comes from one `random.Random(seed)`; only database ids and clock times differ.
@@ -71,6 +73,9 @@ SOURCES_PER_ENTRY = 2
 SPONSORED_SHARE = 0.25
 INTEREST_DISCLOSURE_SHARE = 0.1
 EPISODES_PER_SEASON = 40
+# Entries saved, submitted and published together (editorial.workflow.publish_entries):
+# each goes through every check a single publish makes, at a fraction of the queries.
+PUBLISH_BATCH = 200
 
 _QUALIFIERS = (
     "adaptive coherent distributed elastic federated hybrid low-latency optical packet "
@@ -442,12 +447,13 @@ def generate(
         # the last moment's commits of a synthetic glossary, never its consistency.
         with connection.cursor() as cursor:
             cursor.execute("SET synchronous_commit TO OFF")
-    for done, entry in enumerate(made, start=1):
-        publishing.record_edit(entry, user=writer, comment="Generated.")
-        workflow.submit_for_review(entry, user=writer)
-        workflow.publish_entry(entry, user=editor)
+    for start in range(0, len(made), PUBLISH_BATCH):
+        batch = made[start : start + PUBLISH_BATCH]
+        publishing.record_edits(batch, user=writer, comment="Generated.")
+        workflow.submit_entries(batch, user=writer)
+        workflow.publish_entries(batch, user=editor)
         if progress is not None:
-            progress(done, entries)
+            progress(start + len(batch), entries)
     result.timings["publishing"] = time.perf_counter() - started
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:

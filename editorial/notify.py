@@ -94,13 +94,17 @@ def _audience(user_ids: Iterable[int], actor: object = None) -> list[int]:
     return sorted(pk for pk in reachable if delivery[pk] != Delivery.OFF)
 
 
-def _record(recipients: Iterable[int], kind: str, subject: str, text: str, **about: object) -> int:
-    rows = [
+def _rows(
+    recipients: Iterable[int], kind: str, subject: str, text: str, **about: object
+) -> list[Notification]:
+    return [
         Notification(recipient_id=pk, kind=kind, subject=subject, text=text, **about)
         for pk in recipients
     ]
-    Notification.objects.bulk_create(rows)
-    return len(rows)
+
+
+def _record(recipients: Iterable[int], kind: str, subject: str, text: str, **about: object) -> int:
+    return len(Notification.objects.bulk_create(_rows(recipients, kind, subject, text, **about)))
 
 
 # Sent after the transaction that recorded workflow notifications commits;
@@ -131,18 +135,21 @@ def _name(user: object) -> str:
 
 
 def tell_review_requested(entry: Entry, *, actor: object, comment: str = "") -> int:
-    subject = f"Review requested: “{entry.term}”"
-    text = f"{_name(actor)} submitted “{entry.term}” for review."
-    if comment:
-        text += f"\nTheir note: {comment}"
-    text += f"\nReview it: {_entry_url(entry)}"
-    made = _record(
-        _audience(editors().values_list("pk", flat=True), actor),
-        Kind.REVIEW_REQUESTED,
-        subject,
-        text,
-        entry=entry,
-    )
+    return tell_review_requested_of([entry], actor=actor, comment=comment)
+
+
+def tell_review_requested_of(entries: Iterable[Entry], *, actor: object, comment: str = "") -> int:
+    """Every editor hears of each entry submitted, in one read of who they are."""
+    audience = _audience(editors().values_list("pk", flat=True), actor)
+    rows: list[Notification] = []
+    for entry in entries:
+        subject = f"Review requested: “{entry.term}”"
+        text = f"{_name(actor)} submitted “{entry.term}” for review."
+        if comment:
+            text += f"\nTheir note: {comment}"
+        text += f"\nReview it: {_entry_url(entry)}"
+        rows += _rows(audience, Kind.REVIEW_REQUESTED, subject, text, entry=entry)
+    made = len(Notification.objects.bulk_create(rows))
     _after_commit_deliver()
     return made
 
@@ -161,10 +168,22 @@ def tell_changes_requested(entry: Entry, *, actor: object, comment: str, writers
 
 def tell_published(entry: Entry, *, actor: object, writers: set[int]) -> int:
     """`writers` are read before the publish (afterwards the change is no longer waiting)."""
-    subject = f"Published: “{entry.term}”"
-    page = desk_url(reverse("glossary:entry", args=[entry.slug]))
-    text = f"{_name(actor)} published “{entry.term}”. Readers see it at {page}"
-    made = _record(_audience(writers, actor), Kind.PUBLISHED, subject, text, entry=entry)
+    return tell_published_of([(entry, writers)], actor=actor)
+
+
+def tell_published_of(published: Iterable[tuple[Entry, set[int]]], *, actor: object) -> int:
+    """`tell_published` for several entries, each with its writers, in one read of who
+    can be told."""
+    published = list(published)
+    reachable = set(_audience({pk for _, writers in published for pk in writers}, actor))
+    rows: list[Notification] = []
+    for entry, writers in published:
+        subject = f"Published: “{entry.term}”"
+        page = desk_url(reverse("glossary:entry", args=[entry.slug]))
+        text = f"{_name(actor)} published “{entry.term}”. Readers see it at {page}"
+        audience = sorted(pk for pk in writers if pk in reachable)
+        rows += _rows(audience, Kind.PUBLISHED, subject, text, entry=entry)
+    made = len(Notification.objects.bulk_create(rows))
     _after_commit_deliver()
     return made
 

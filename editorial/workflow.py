@@ -10,16 +10,17 @@ scheduler call these; none of them changes an entry's status another way.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
 from editorial import notify
-from editorial.gates import run_gates
+from editorial.gates import run_gates, run_gates_for
 from editorial.models import ScheduledAction, ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
 from glossary import document, publishing
@@ -61,6 +62,17 @@ def _lock(entry: Entry) -> Entry:
     return Entry.objects.select_for_update().get(pk=entry.pk)
 
 
+def _lock_all(entries: list[Entry]) -> list[Entry]:
+    """The entries' rows, locked in id order (two batches cannot deadlock), in the order given."""
+    pks = [entry.pk for entry in entries]
+    if len(set(pks)) != len(pks):
+        raise WorkflowError("The same entry was named twice.")
+    locked = {e.pk: e for e in Entry.objects.select_for_update().filter(pk__in=pks).order_by("pk")}
+    if len(locked) != len(pks):
+        raise Entry.DoesNotExist("An entry no longer exists.")
+    return [locked[pk] for pk in pks]
+
+
 def _check_state(entry: Entry, allowed: set[Entry.Status], doing: str) -> None:
     if entry.status not in allowed:
         states = " or ".join(sorted(Status(s).label.lower() for s in allowed))
@@ -81,7 +93,26 @@ def _log(
     version: EntryVersion | None = None,
     **extra: Any,
 ) -> WorkflowEvent:
-    return WorkflowEvent.objects.create(
+    event = _event(
+        entry, action, from_status, to_status, user, comment=comment, version=version, **extra
+    )
+    event.save()
+    return event
+
+
+def _event(
+    entry: Entry,
+    action: WorkflowEvent.Action,
+    from_status: str,
+    to_status: str,
+    user: Any,
+    *,
+    comment: str = "",
+    version: EntryVersion | None = None,
+    **extra: Any,
+) -> WorkflowEvent:
+    """One audit-log row, not yet saved."""
+    return WorkflowEvent(
         entry=entry,
         version=version,
         action=action,
@@ -107,19 +138,35 @@ def change_authors(entry: Entry) -> set[int]:
     That is everyone who saved a version since the last one published (every
     version when the entry was never published), and whoever submitted it since.
     """
-    versions = entry.versions.all()
-    submits = WorkflowEvent.objects.filter(entry=entry, action=WorkflowEvent.Action.SUBMIT)
-    live = (
-        entry.versions.filter(published_at__isnull=False)
-        .order_by("-number")
-        .values("number", "published_at")
-        .first()
-    )
-    if live is not None:
-        versions = versions.filter(number__gt=live["number"])
-        submits = submits.filter(at__gte=live["published_at"])
-    authors = set(versions.exclude(created_by=None).values_list("created_by", flat=True))
-    authors |= set(submits.exclude(actor=None).values_list("actor", flat=True))
+    return change_authors_of([entry])[entry.pk]
+
+
+def change_authors_of(entries: Iterable[Entry]) -> dict[int, set[int]]:
+    """`change_authors` of several entries, by entry id, in three queries."""
+    ids = [entry.pk for entry in entries]
+    live: dict[int, tuple[int, datetime.datetime | None]] = {}
+    for entry_id, number, published_at in (
+        EntryVersion.objects.filter(entry__in=ids, published_at__isnull=False)
+        .order_by("entry", "-number")
+        .values_list("entry", "number", "published_at")
+    ):
+        live.setdefault(entry_id, (number, published_at))
+    authors: dict[int, set[int]] = {pk: set() for pk in ids}
+    for entry_id, number, author in (
+        EntryVersion.objects.filter(entry__in=ids)
+        .exclude(created_by=None)
+        .values_list("entry", "number", "created_by")
+    ):
+        if entry_id not in live or number > live[entry_id][0]:
+            authors[entry_id].add(author)
+    for entry_id, at, actor in (
+        WorkflowEvent.objects.filter(entry__in=ids, action=WorkflowEvent.Action.SUBMIT)
+        .exclude(actor=None)
+        .values_list("entry", "at", "actor")
+    ):
+        since = live.get(entry_id, (0, None))[1]
+        if since is None or at >= since:
+            authors[entry_id].add(actor)
     return authors
 
 
@@ -136,18 +183,38 @@ def is_author_of_change(entry: Entry, user: Any) -> bool:
 
 
 def submit_for_review(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
+    return submit_entries([entry], user=user, comment=comment)[0]
+
+
+def submit_entries(
+    entries: Iterable[Entry], *, user: Any, comment: str = ""
+) -> list[WorkflowEvent]:
+    """`submit_for_review` for several entries: all of them, or none (the first refusal raised)."""
     require(user, Action.SUBMIT)
+    entries = list(entries)
     with transaction.atomic():
-        locked = _lock(entry)
-        _check_state(locked, SUBMIT_FROM, "submitted for review")
-        before = locked.status
-        _set_status(locked, Status.IN_REVIEW)
-        event = _log(
-            locked, WorkflowEvent.Action.SUBMIT, before, Status.IN_REVIEW, user, comment=comment
+        locked = _lock_all(entries)
+        for entry in locked:
+            _check_state(entry, SUBMIT_FROM, "submitted for review")
+        before = {entry.pk: entry.status for entry in locked}
+        Entry.objects.filter(pk__in=[entry.pk for entry in locked]).update(status=Status.IN_REVIEW)
+        for entry in locked:
+            entry.status = Status.IN_REVIEW
+        events = WorkflowEvent.objects.bulk_create(
+            _event(
+                entry,
+                WorkflowEvent.Action.SUBMIT,
+                before[entry.pk],
+                Status.IN_REVIEW,
+                user,
+                comment=comment,
+            )
+            for entry in locked
         )
-        notify.tell_review_requested(locked, actor=user, comment=comment)
-    entry.status = locked.status
-    return event
+        notify.tell_review_requested_of(locked, actor=user, comment=comment)
+    for entry, fresh in zip(entries, locked, strict=True):
+        entry.status = fresh.status
+    return events
 
 
 def request_changes(entry: Entry, *, user: Any, comment: str) -> WorkflowEvent:
@@ -204,36 +271,80 @@ def publish_entry(
     latest version number the editor reviewed: when someone saved since, the
     publish is refused rather than publishing what nobody reviewed.
     """
+    return publish_entries(
+        [entry],
+        user=user,
+        override_reason=override_reason,
+        correction_note=correction_note,
+        material=material,
+        comment=comment,
+        expected_versions=None if expected_version is None else {entry.pk: expected_version},
+        now=now,
+    )[0]
+
+
+def publish_entries(
+    entries: Iterable[Entry],
+    *,
+    user: Any,
+    override_reason: str = "",
+    correction_note: str = "",
+    material: bool = True,
+    comment: str = "",
+    expected_versions: dict[int, int] | None = None,
+    now: datetime.datetime | None = None,
+) -> list[EntryVersion]:
+    """`publish_entry` for several entries in one transaction, in the order given.
+
+    Each entry must pass every check `publish_entry` makes (its state, the
+    self-approval rule, the version reviewed (`expected_versions`, by entry id),
+    the publish checks): otherwise nothing is published and the first refusal is
+    raised. The checks, the public records and the pages are done for all of them
+    together (glossary.publishing.publish_many), which is what makes publishing
+    thousands of entries affordable (generate_glossary).
+    """
     require(user, Action.PUBLISH)
+    entries = list(entries)
+    expected = expected_versions or {}
     with transaction.atomic():
-        locked = _lock(entry)
-        _check_state(locked, PUBLISH_FROM, "published (submit it for review first)")
-        if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and is_author_of_change(locked, user):
-            raise SelfApprovalRefused(
-                "You wrote part of this change, so another editor has to approve it "
-                "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
-            )
-        latest = locked.versions.order_by("-number").first()
-        if (
-            expected_version is not None
-            and latest is not None
-            and latest.number != expected_version
-        ):
-            who = latest.created_by.get_username() if latest.created_by else "someone"
-            raise InvalidTransition(
-                f"{who} saved version {latest.number} after you opened version "
-                f"{expected_version}; review the new version before publishing."
-            )
-        results = run_gates(locked, now=now)
-        blocking = [r for r in results if r.blocking and not r.passed]
+        locked = _lock_all(entries)
+        for entry in locked:
+            _check_state(entry, PUBLISH_FROM, "published (submit it for review first)")
+        authors = change_authors_of(locked)
+        if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and user is not None:
+            for entry in locked:
+                if user.pk in authors[entry.pk]:
+                    raise SelfApprovalRefused(
+                        "You wrote part of this change, so another editor has to approve it "
+                        "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
+                    )
+        latest = _latest_versions(locked)
+        for entry in locked:
+            newest, shown = latest.get(entry.pk), expected.get(entry.pk)
+            if shown is not None and newest is not None and newest.number != shown:
+                who = newest.created_by.get_username() if newest.created_by else "someone"
+                raise InvalidTransition(
+                    f"{who} saved version {newest.number} after you opened version "
+                    f"{shown}; review the new version before publishing."
+                )
+        results = run_gates_for(
+            locked, Entry.objects.filter(pk__in=[e.pk for e in locked]), now=now
+        )
         reason = override_reason.strip()
-        if blocking and not reason:
-            raise GateFailed(results)
-        if blocking:
+        blocking: dict[int, list[Any]] = {}
+        for entry in locked:
+            blocking[entry.pk] = [r for r in results[entry.pk] if r.blocking and not r.passed]
+            if blocking[entry.pk] and not reason:
+                raise GateFailed(results[entry.pk])
+        if any(blocking.values()):
             require(user, Action.OVERRIDE_GATES)
-        writers = writers_of(locked)
+        # Who hears of the publication: read before it, when the change is still waiting.
+        writers = {
+            entry.pk: authors[entry.pk] | ({entry.created_by_id} if entry.created_by_id else set())
+            for entry in locked
+        }
         note = correction_note.strip()
-        if note and locked.first_published_at is None:
+        if note and any(entry.first_published_at is None for entry in locked):
             raise WorkflowError(
                 "A correction note is for a change to an entry readers have already seen; "
                 "this is its first publication."
@@ -243,37 +354,57 @@ def publish_entry(
         # a version of this entry (a renamed see-also target, a flag the link checker
         # set). A version published before (re-publishing after a withdrawal) goes
         # out again as a copy under a new number, its content unchanged.
-        reviewed = latest
-        if latest is not None and latest.published_at is not None:
-            reviewed = publishing.save_version(
-                locked,
-                user=user,
-                comment="Published again as it was last published.",
-                doc=document.load(latest.data),
-            )
-        version = publishing.publish(
-            locked,
+        again = [
+            entry
+            for entry in locked
+            if (newest := latest.get(entry.pk)) is not None and newest.published_at is not None
+        ]
+        copies = publishing.save_versions(
+            [(entry, document.load(latest[entry.pk].data)) for entry in again],
             user=user,
-            version=reviewed,
+            comment="Published again as it was last published.",
+        )
+        reviewed: dict[int, EntryVersion | None] = {e.pk: latest.get(e.pk) for e in locked}
+        reviewed |= {entry.pk: copy for entry, copy in zip(again, copies, strict=True)}
+        versions = publishing.publish_many(
+            [(entry, reviewed[entry.pk]) for entry in locked],
+            user=user,
             material=material,
             correction_note=note,
             comment=comment,
             now=now,
         )
-        _log(
-            locked,
-            WorkflowEvent.Action.PUBLISH,
-            Status.IN_REVIEW,
-            Status.PUBLISHED,
-            user,
-            comment=comment,
-            version=version,
-            override_reason=reason if blocking else "",
-            overridden_checks=[{"code": r.code, "message": r.message} for r in blocking],
+        WorkflowEvent.objects.bulk_create(
+            _event(
+                entry,
+                WorkflowEvent.Action.PUBLISH,
+                Status.IN_REVIEW,
+                Status.PUBLISHED,
+                user,
+                comment=comment,
+                version=version,
+                override_reason=reason if blocking[entry.pk] else "",
+                overridden_checks=[
+                    {"code": r.code, "message": r.message} for r in blocking[entry.pk]
+                ],
+            )
+            for entry, version in zip(locked, versions, strict=True)
         )
-        notify.tell_published(locked, actor=user, writers=writers)
-    entry.refresh_from_db()
-    return version
+        notify.tell_published_of([(entry, writers[entry.pk]) for entry in locked], actor=user)
+    for entry in entries:
+        entry.refresh_from_db()
+    return versions
+
+
+def _latest_versions(entries: list[Entry]) -> dict[int, EntryVersion]:
+    """Each entry's newest version (with who saved it), by entry id; entries with none left out."""
+    newest = EntryVersion.objects.filter(entry=OuterRef("entry")).order_by("-number")
+    return {
+        version.entry_id: version
+        for version in EntryVersion.objects.filter(entry__in=[e.pk for e in entries])
+        .filter(number=Subquery(newest.values("number")[:1]))
+        .select_related("created_by")
+    }
 
 
 # What confirming a citation writes into a document: the check date, the reader's

@@ -28,9 +28,11 @@ from functools import cached_property
 from typing import Any, Literal
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, ValidationError
+from taggit.models import TaggedItem
 
 from glossary import episode_transcripts
 from glossary import models as m
@@ -332,31 +334,161 @@ def build(entry: m.Entry) -> EntryDocument:
 
     A fixed number of queries, whatever the size of the entry.
     """
-    refs = list(m.EpisodeReference.objects.filter(entry=entry).order_by("order", "pk"))
-    loose_and_attached = list(m.Disclosure.objects.filter(entry=entry).order_by("order", "pk"))
-    quotes = list(
-        m.Quote.objects.filter(entry=entry).select_related("speaker").order_by("order", "pk")
+    return build_many([entry])[entry.pk]
+
+
+def _grouped(rows: Iterable[Any]) -> dict[int, list[Any]]:
+    out: dict[int, list[Any]] = {}
+    for row in rows:
+        out.setdefault(row.entry_id, []).append(row)
+    return out
+
+
+def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
+    """`build` for several entries, by entry id, at the same fixed number of queries.
+
+    The entries' own fields (term, summary, body...) come from the objects given;
+    their parts and what those name come from the database.
+    """
+    entries = list(entries)
+    ids = [e.pk for e in entries]
+    refs = _grouped(m.EpisodeReference.objects.filter(entry__in=ids).order_by("order", "pk"))
+    disclosures = _grouped(m.Disclosure.objects.filter(entry__in=ids).order_by("order", "pk"))
+    quotes = _grouped(
+        m.Quote.objects.filter(entry__in=ids).select_related("speaker").order_by("order", "pk")
     )
-    transcripts = episode_transcripts.load_transcripts({q.episode_id for q in quotes})
-    citations = list(
-        m.Citation.objects.filter(entry=entry).select_related("source").order_by("order", "pk")
+    transcripts = episode_transcripts.load_transcripts(
+        {q.episode_id for parts in quotes.values() for q in parts}
+    )
+    citations = _grouped(
+        m.Citation.objects.filter(entry__in=ids).select_related("source").order_by("order", "pk")
     )
     last_published = (
         m.EntryVersion.objects.filter(entry=OuterRef("target"), published_at__isnull=False)
         .order_by("-published_at", "-number")
         .values("term")[:1]
     )
-    see_also = list(
-        m.SeeAlso.objects.filter(entry=entry)
+    see_also = _grouped(
+        m.SeeAlso.objects.filter(entry__in=ids)
         .select_related("target__live_version")
         .annotate(published_term=Subquery(last_published))
         .order_by("order", "pk")
     )
-    tags = sorted(entry.tags.all(), key=lambda t: t.name)
+    tags: dict[int, list[Tag]] = {}
+    for item in (
+        TaggedItem.objects.filter(
+            content_type=ContentType.objects.get_for_model(m.Entry), object_id__in=ids
+        )
+        .select_related("tag")
+        .order_by("tag__name", "tag__pk")
+    ):
+        tag = Tag(id=item.tag.pk, name=item.tag.name, slug=item.tag.slug)
+        tags.setdefault(item.object_id, []).append(tag)
 
+    episode_ids = {r.episode_id for parts in refs.values() for r in parts}
+    episode_ids |= {q.episode_id for parts in quotes.values() for q in parts}
+    episode_ids |= {d.episode_id for parts in disclosures.values() for d in parts if d.episode_id}
+    episodes = {
+        e.pk: e
+        for e in m.Episode.objects.filter(pk__in=episode_ids)
+        .select_related("show")
+        .prefetch_related(
+            Prefetch("sponsorships", queryset=m.Sponsorship.objects.order_by("read_at", "pk")),
+            Prefetch("appearances", queryset=m.Appearance.objects.order_by("role", "pk")),
+        )
+    }
+    people_ids = {r.speaker_id for parts in refs.values() for r in parts if r.speaker_id}
+    people_ids |= {q.speaker_id for parts in quotes.values() for q in parts}
+    people_ids |= {d.person_id for parts in disclosures.values() for d in parts if d.person_id}
+    org_ids = {d.organisation_id for parts in disclosures.values() for d in parts}
+    for episode in episodes.values():
+        org_ids |= {s.organisation_id for s in episode.sponsorships.all()}
+        for a in episode.appearances.all():
+            people_ids.add(a.person_id)
+            org_ids.add(a.affiliation_id)
+    people = {p.pk: p for p in m.Person.objects.filter(pk__in=people_ids - {None})}
+    organisations = {o.pk: o for o in m.Organisation.objects.filter(pk__in=org_ids - {None})}
+    facts = _Facts(
+        episodes={pk: _episode(e) for pk, e in episodes.items()},
+        shows={e.show_id: _show(e.show) for e in episodes.values()},
+        people={pk: Person(id=p.pk, name=p.name, slug=p.slug) for pk, p in people.items()},
+        organisations={
+            pk: Organisation(id=o.pk, name=o.name, slug=o.slug, url=o.url)
+            for pk, o in organisations.items()
+        },
+    )
+    return {
+        entry.pk: _document(
+            entry,
+            refs=refs.get(entry.pk, []),
+            disclosures=disclosures.get(entry.pk, []),
+            quotes=quotes.get(entry.pk, []),
+            citations=citations.get(entry.pk, []),
+            see_also=see_also.get(entry.pk, []),
+            tags=tags.get(entry.pk, []),
+            transcripts=transcripts,
+            facts=facts,
+        )
+        for entry in entries
+    }
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """Facts about every object the entries being built name, by id (`build_many`)."""
+
+    episodes: dict[int, Episode]
+    shows: dict[int, Show]
+    people: dict[int, Person]
+    organisations: dict[int, Organisation]
+
+
+def _episode(e: m.Episode) -> Episode:
+    return Episode(
+        id=e.pk,
+        show=e.show_id,
+        season=e.season,
+        number=e.number,
+        title=e.title,
+        air_date=e.air_date,
+        duration=e.duration,
+        url=e.url,
+        audio_url=e.audio_url,
+        sponsors=[
+            Sponsor(organisation=s.organisation_id, read_at=s.read_at) for s in e.sponsorships.all()
+        ],
+        appearances=[
+            Appearance(
+                person=a.person_id,
+                role=a.role,
+                affiliation=a.affiliation_id,
+                title=a.title,
+            )
+            for a in e.appearances.all()
+        ],
+    )
+
+
+def _show(s: m.Show) -> Show:
+    return Show(id=s.pk, name=s.name, slug=s.slug, deep_link_style=s.deep_link_style)
+
+
+def _document(
+    entry: m.Entry,
+    *,
+    refs: list[m.EpisodeReference],
+    disclosures: list[m.Disclosure],
+    quotes: list[m.Quote],
+    citations: list[m.Citation],
+    see_also: list[Any],
+    tags: list[Tag],
+    transcripts: dict[int, ParsedTranscript],
+    facts: _Facts,
+) -> EntryDocument:
+    """One entry's document from its parts, read by `build_many`."""
     attached: dict[int, list[Disclosure]] = {}
     loose: list[Disclosure] = []
-    for d in loose_and_attached:
+    for d in disclosures:
         part = Disclosure(
             kind=d.kind,
             text=d.text,
@@ -371,27 +503,18 @@ def build(entry: m.Entry) -> EntryDocument:
             loose.append(part)
 
     episode_ids = {r.episode_id for r in refs} | {q.episode_id for q in quotes}
-    episode_ids |= {d.episode_id for d in loose_and_attached if d.episode_id}
-    episodes = list(
-        m.Episode.objects.filter(pk__in=episode_ids)
-        .select_related("show")
-        .prefetch_related(
-            Prefetch("sponsorships", queryset=m.Sponsorship.objects.order_by("read_at", "pk")),
-            Prefetch("appearances", queryset=m.Appearance.objects.order_by("role", "pk")),
-        )
-        .order_by("pk")
-    )
+    episode_ids |= {d.episode_id for d in disclosures if d.episode_id}
+    episodes = [facts.episodes[pk] for pk in sorted(episode_ids)]
     people_ids = {r.speaker_id for r in refs if r.speaker_id} | {q.speaker_id for q in quotes}
-    people_ids |= {d.person_id for d in loose_and_attached if d.person_id}
-    org_ids = {d.organisation_id for d in loose_and_attached if d.organisation_id}
+    people_ids |= {d.person_id for d in disclosures if d.person_id}
+    org_ids = {d.organisation_id for d in disclosures if d.organisation_id}
     for episode in episodes:
-        org_ids |= {s.organisation_id for s in episode.sponsorships.all()}
-        for a in episode.appearances.all():
-            people_ids.add(a.person_id)
-            if a.affiliation_id:
-                org_ids.add(a.affiliation_id)
+        org_ids |= {s.organisation for s in episode.sponsors}
+        for a in episode.appearances:
+            people_ids.add(a.person)
+            if a.affiliation:
+                org_ids.add(a.affiliation)
 
-    shows = {e.show_id: e.show for e in episodes}
     return EntryDocument(
         schema_version=SCHEMA_VERSION,
         id=entry.pk,
@@ -400,7 +523,7 @@ def build(entry: m.Entry) -> EntryDocument:
         aliases=entry.alias_list(),
         summary=entry.summary,
         body=entry.body,
-        tags=[Tag(id=t.pk, name=t.name, slug=t.slug) for t in tags],
+        tags=tags,
         references=[
             Reference(
                 episode=r.episode_id,
@@ -446,44 +569,11 @@ def build(entry: m.Entry) -> EntryDocument:
             )
             for s in see_also
         ],
-        episodes=[
-            Episode(
-                id=e.pk,
-                show=e.show_id,
-                season=e.season,
-                number=e.number,
-                title=e.title,
-                air_date=e.air_date,
-                duration=e.duration,
-                url=e.url,
-                audio_url=e.audio_url,
-                sponsors=[
-                    Sponsor(organisation=s.organisation_id, read_at=s.read_at)
-                    for s in e.sponsorships.all()
-                ],
-                appearances=[
-                    Appearance(
-                        person=a.person_id,
-                        role=a.role,
-                        affiliation=a.affiliation_id,
-                        title=a.title,
-                    )
-                    for a in e.appearances.all()
-                ],
-            )
-            for e in episodes
-        ],
-        shows=[
-            Show(id=s.pk, name=s.name, slug=s.slug, deep_link_style=s.deep_link_style)
-            for s in sorted(shows.values(), key=lambda s: s.pk)
-        ],
-        people=[
-            Person(id=p.pk, name=p.name, slug=p.slug)
-            for p in m.Person.objects.filter(pk__in=people_ids).order_by("pk")
-        ],
+        episodes=episodes,
+        shows=[facts.shows[pk] for pk in sorted({e.show for e in episodes})],
+        people=[facts.people[pk] for pk in sorted(people_ids) if pk in facts.people],
         organisations=[
-            Organisation(id=o.pk, name=o.name, slug=o.slug, url=o.url)
-            for o in m.Organisation.objects.filter(pk__in=org_ids).order_by("pk")
+            facts.organisations[pk] for pk in sorted(org_ids) if pk in facts.organisations
         ],
         sources=[
             Source(

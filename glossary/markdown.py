@@ -1,5 +1,6 @@
 """Markdown to safe HTML: the body is rendered, then sanitised by an allow-list."""
 
+import functools
 import html
 
 import nh3
@@ -34,6 +35,9 @@ _ALLOWED_TAGS = {
 _ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}}
 
 
+# Publishing renders a body for the page, the API answer and the search text in turn:
+# the same text, rendered once. Pure, so a cache cannot serve anything stale.
+@functools.lru_cache(maxsize=256)
 def render_markdown(text: str) -> str:
     """Render editor Markdown; scripts, event handlers and javascript: links never survive."""
     html = _md.render(text or "")

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence, Set
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Case, F, Max, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -41,30 +43,80 @@ def save_version(
     doc: document.EntryDocument | None = None,
 ) -> EntryVersion:
     """Freeze the working copy of `entry` (already built as `doc`, if given) as its next version."""
-    doc = doc or document.build(entry)
-    # Lock the entry row so two saves cannot take the same version number.
-    Entry.objects.select_for_update().filter(pk=entry.pk).first()
-    number = (entry.versions.aggregate(n=Max("number"))["n"] or 0) + 1
-    version = EntryVersion.objects.create(
-        entry=entry,
-        number=number,
-        created_by=_user(user),
-        data=doc.dump(),
-        term=doc.term,
-        slug=doc.slug,
-        summary=doc.summary,
-        search_text=doc.search_text(),
-        search_names=doc.search_names(),
-        comment=comment,
+    return save_versions([(entry, doc)], user=user, comment=comment)[0]
+
+
+@transaction.atomic
+def save_versions(
+    items: Sequence[tuple[Entry, document.EntryDocument | None]],
+    *,
+    user: Actor = None,
+    comment: str = "",
+) -> list[EntryVersion]:
+    """`save_version` for several entries, in the order given, at a fixed number of queries."""
+    items = list(items)
+    if not items:
+        return []
+    missing = [entry for entry, doc in items if doc is None]
+    built = document.build_many(missing) if missing else {}
+    docs = [doc or built[entry.pk] for entry, doc in items]
+    pks = sorted({entry.pk for entry, _ in items})
+    # Lock the entry rows so two saves cannot take the same version number.
+    list(Entry.objects.select_for_update().filter(pk__in=pks).order_by("pk").values_list("pk"))
+    numbers: dict[int, int] = dict(
+        EntryVersion.objects.filter(entry__in=pks)
+        .values("entry")
+        .annotate(n=Max("number"))
+        .values_list("entry", "n")
     )
-    refs = document.referenced(doc)
-    version.episodes.set(refs.episodes)
-    version.people.set(refs.people)
-    version.organisations.set(refs.organisations)
-    version.sources.set(refs.sources)
-    version.tags.set(refs.tags)
-    version.see_also_targets.set(refs.see_also)
-    return version
+    versions = []
+    for (entry, _), doc in zip(items, docs, strict=True):
+        numbers[entry.pk] = numbers.get(entry.pk, 0) + 1
+        versions.append(
+            EntryVersion(
+                entry=entry,
+                number=numbers[entry.pk],
+                created_by=_user(user),
+                data=doc.dump(),
+                term=doc.term,
+                slug=doc.slug,
+                summary=doc.summary,
+                search_text=doc.search_text(),
+                search_names=doc.search_names(),
+                comment=comment,
+            )
+        )
+    EntryVersion.objects.bulk_create(versions)
+    _index_versions(versions, docs)
+    return versions
+
+
+# The version's cross-reference indexes (many-to-many fields) and what fills each.
+_INDEXES: dict[str, Callable[[document.Refs], set[int]]] = {
+    "episodes": lambda refs: refs.episodes,
+    "people": lambda refs: refs.people,
+    "organisations": lambda refs: refs.organisations,
+    "sources": lambda refs: refs.sources,
+    "tags": lambda refs: refs.tags,
+    "see_also_targets": lambda refs: refs.see_also,
+}
+
+
+def _index_versions(
+    versions: Sequence[EntryVersion], docs: Sequence[document.EntryDocument]
+) -> None:
+    """Fill the indexes of versions just created: one insert per index, not a read and a
+    write per version and index as `.set()` would."""
+    refs = [document.referenced(doc) for doc in docs]
+    for name, of in _INDEXES.items():
+        descriptor = getattr(EntryVersion, name)
+        through, field = descriptor.through, descriptor.field
+        own, other = f"{field.m2m_field_name()}_id", f"{field.m2m_reverse_field_name()}_id"
+        through.objects.bulk_create(
+            through(**{own: version.pk, other: pk})
+            for version, named in zip(versions, refs, strict=True)
+            for pk in sorted(of(named))
+        )
 
 
 @transaction.atomic
@@ -82,39 +134,71 @@ def record_edit(
     live version until it is published). Every path that changes what an entry
     would show readers calls this: the admin's save, rollback, one-click fixes.
     """
-    status = Entry.Status.DRAFT if entry.status == Entry.Status.PUBLISHED else entry.status
+    docs = {entry.pk: doc} if doc is not None else None
+    return record_edits([entry], user=user, comment=comment, docs=docs)[0]
+
+
+@transaction.atomic
+def record_edits(
+    entries: Iterable[Entry],
+    *,
+    user: Actor,
+    comment: str = "",
+    docs: dict[int, document.EntryDocument] | None = None,
+) -> list[EntryVersion]:
+    """`record_edit` for several entries (each already built as `docs[pk]`, if given), in
+    the order given, at a fixed number of queries."""
+    entries = list(entries)
     now = timezone.now()
-    Entry.objects.filter(pk=entry.pk).update(
-        updated_at=now, updated_by=_user(user), has_unpublished_changes=True, status=status
-    )
-    entry.updated_at, entry.updated_by = now, _user(user)
-    entry.has_unpublished_changes, entry.status = True, status
-    version = save_version(entry, user=user, comment=comment, doc=doc)
-    _record_rename_in_linking(entry, version, user=user)
-    return version
+    by_status: dict[str, list[int]] = {}
+    for entry in entries:
+        status = Entry.Status.DRAFT if entry.status == Entry.Status.PUBLISHED else entry.status
+        by_status.setdefault(status, []).append(entry.pk)
+        entry.updated_at, entry.updated_by = now, _user(user)
+        entry.has_unpublished_changes, entry.status = True, status
+    for status, pks in by_status.items():
+        Entry.objects.filter(pk__in=pks).update(
+            updated_at=now, updated_by=_user(user), has_unpublished_changes=True, status=status
+        )
+    given = docs or {}
+    versions = save_versions([(e, given.get(e.pk)) for e in entries], user=user, comment=comment)
+    _record_renames_in_linking(list(zip(entries, versions, strict=True)), user=user)
+    return versions
 
 
-def _record_rename_in_linking(entry: Entry, version: EntryVersion, *, user: Actor) -> None:
+def _record_renames_in_linking(pairs: list[tuple[Entry, EntryVersion]], *, user: Actor) -> None:
     """An entry never published is named in others' see-also by its working term
     (document.see_also_term). Renaming it changes those entries' documents: record that
     as versions of them, credited to whoever renamed it, so it reaches readers only when
     someone else publishes them (docs/workflow.md)."""
-    if entry.versions.filter(published_at__isnull=False).exists():
-        return  # others name it as it was published, which a draft does not change
-    before = (
-        entry.versions.filter(number__lt=version.number)
-        .order_by("-number")
-        .values_list("term", flat=True)
-        .first()
+    ids = [entry.pk for entry, _ in pairs]
+    published = set(
+        EntryVersion.objects.filter(entry__in=ids, published_at__isnull=False).values_list(
+            "entry", flat=True
+        )
     )
-    if before is None or before == version.term:
+    # Others name a published entry as it was published, which a draft does not change.
+    unpublished = [(entry, version) for entry, version in pairs if entry.pk not in published]
+    if not unpublished:
         return
-    what = f"The entry it links to, “{before}”, was renamed “{version.term}”."
-    for other in Entry.objects.filter(see_also__target=entry).exclude(pk=entry.pk).distinct():
-        doc = document.build(other)
-        latest = other.versions.order_by("-number").values_list("data", flat=True).first()
-        if latest is not None and latest != doc.dump():
-            record_edit(other, user=user, comment=what, doc=doc)
+    before: dict[int, str] = {}
+    for entry_id, term in (
+        EntryVersion.objects.filter(entry__in=[entry.pk for entry, _ in unpublished])
+        .exclude(pk__in=[version.pk for _, version in pairs])
+        .order_by("entry", "-number")
+        .values_list("entry", "term")
+    ):
+        before.setdefault(entry_id, term)
+    for entry, version in unpublished:
+        old = before.get(entry.pk)
+        if old is None or old == version.term:
+            continue
+        what = f"The entry it links to, “{old}”, was renamed “{version.term}”."
+        for other in Entry.objects.filter(see_also__target=entry).exclude(pk=entry.pk).distinct():
+            doc = document.build(other)
+            latest = other.versions.order_by("-number").values_list("data", flat=True).first()
+            if latest is not None and latest != doc.dump():
+                record_edit(other, user=user, comment=what, doc=doc)
 
 
 @transaction.atomic
@@ -128,13 +212,26 @@ def record_reference_change(
     credited to `user`, and the change reaches readers only when someone else
     publishes one of them. Entries the change does not alter get no version.
     """
-    versions = []
-    for entry in document.entries_showing(kind, object_ids):
-        doc = document.build(entry)
-        latest = entry.versions.order_by("-number").values_list("data", flat=True).first()
-        if latest != doc.dump():
-            versions.append(record_edit(entry, user=user, comment=what, doc=doc))
+    showing = document.entries_showing(kind, object_ids)
+    versions: list[EntryVersion] = []
+    # A host or a show is named by thousands of entries: built and recorded in batches.
+    for start in range(0, len(showing), RENDER_BATCH):
+        entries = showing[start : start + RENDER_BATCH]
+        docs = document.build_many(entries)
+        latest = _latest_data(entries)
+        changed = [e for e in entries if latest.get(e.pk) != docs[e.pk].dump()]
+        versions += record_edits(changed, user=user, comment=what, docs=docs)
     return versions
+
+
+def _latest_data(entries: Sequence[Entry]) -> dict[int, Any]:
+    """Each entry's newest version's document, as stored, by entry id."""
+    newest = EntryVersion.objects.filter(entry=OuterRef("entry")).order_by("-number")
+    return dict(
+        EntryVersion.objects.filter(entry__in=[e.pk for e in entries])
+        .filter(number=Subquery(newest.values("number")[:1]))
+        .values_list("entry", "data")
+    )
 
 
 def live_links(doc: document.EntryDocument) -> LiveLinks:
@@ -149,35 +246,47 @@ def render_live(version: EntryVersion, entry: Entry) -> None:
     The page names people, episodes and sources as their public records do
     (glossary.records): the approved facts, which a later publish may correct.
     """
-    doc = document.load(version.data)
-    facts = records.approved_facts(doc)
-    links = live_links(doc)
-    corrections = [
-        (published_at, note)
-        for published_at, note in entry.versions.filter(published_at__isnull=False)
+    _render_many([(version, entry, document.load(version.data))])
+
+
+def _render_many(items: Sequence[tuple[EntryVersion, Entry, document.EntryDocument]]) -> None:
+    """`render_live` for several live versions: the reads shared, one write per version."""
+    if not items:
+        return
+    docs = [doc for _, _, doc in items]
+    approved = records.approved_facts_each(docs)
+    readable = selectors.live_links({s.entry for doc in docs for s in doc.see_also})
+    corrections: dict[int, list[tuple[datetime.datetime, str]]] = {}
+    for entry_id, published_at, note in (
+        EntryVersion.objects.filter(
+            entry__in=[entry.pk for _, entry, _ in items], published_at__isnull=False
+        )
         .exclude(correction_note="")
         .order_by("-published_at")
-        .values_list("published_at", "correction_note")
-        if published_at is not None
-    ]
-    version.rendered_html = entry_page.render_page(
-        doc,
-        facts=facts,
-        live_links=links,
-        published=entry.first_published_at,
-        modified=entry.significant_change_at,
-        corrections=corrections,
-    )
-    version.api_json = api.entry_detail(
-        doc,
-        facts=facts,
-        live_links=links,
-        first_published=entry.first_published_at,
-        updated=entry.significant_change_at,
-        correction_note=version.correction_note,
-    )
-    version.save(update_fields=["rendered_html", "api_json"])
-    list_rows.render_live(version, entry, doc, facts)
+        .values_list("entry", "published_at", "correction_note")
+    ):
+        if published_at is not None:
+            corrections.setdefault(entry_id, []).append((published_at, note))
+    for (version, entry, doc), facts in zip(items, approved, strict=True):
+        links = {s.entry: readable[s.entry] for s in doc.see_also if s.entry in readable}
+        version.rendered_html = entry_page.render_page(
+            doc,
+            facts=facts,
+            live_links=links,
+            published=entry.first_published_at,
+            modified=entry.significant_change_at,
+            corrections=corrections.get(entry.pk, []),
+        )
+        version.api_json = api.entry_detail(
+            doc,
+            facts=facts,
+            live_links=links,
+            first_published=entry.first_published_at,
+            updated=entry.significant_change_at,
+            correction_note=version.correction_note,
+        )
+        version.save(update_fields=["rendered_html", "api_json"])
+        list_rows.render_live(version, entry, doc, facts)
 
 
 def bump_generation() -> None:
@@ -212,96 +321,221 @@ def publish(
     and tags it names becomes their public record; other live pages that show
     them are rendered again with it.
     """
+    return publish_many(
+        [(entry, version)],
+        user=user,
+        material=material,
+        correction_note=correction_note,
+        comment=comment,
+        now=now,
+    )[0]
+
+
+@transaction.atomic
+def publish_many(
+    items: Sequence[tuple[Entry, EntryVersion | None]],
+    *,
+    user: Actor = None,
+    material: bool = True,
+    correction_note: str = "",
+    comment: str = "",
+    now: datetime.datetime | None = None,
+) -> list[EntryVersion]:
+    """`publish` for several entries at once, each with its own version (None: a fresh
+    snapshot), in one transaction; the result in the order given.
+
+    Exactly what publishing them one after another would leave, at a number of queries
+    that grows by a few per entry instead of by a hundred: the public records are
+    refreshed once, each page is rendered once with every entry of the batch already
+    live, and the generation token is replaced once.
+    """
     now = now or timezone.now()
-    entry = Entry.objects.select_for_update().get(pk=entry.pk)
-    previous = entry.live_version
-    if version is None:
-        version = save_version(entry, user=user, comment=comment)
-    first = previous is None and entry.first_published_at is None
-    version.published_at = now
-    version.published_by = _user(user)
-    version.is_material = material or first
-    version.correction_note = correction_note
+    items = list(items)
+    pks = [entry.pk for entry, _ in items]
+    if len(set(pks)) != len(pks):
+        raise ValueError("Each entry can be published only once in a batch.")
+    locked = {
+        e.pk: e
+        for e in Entry.objects.select_for_update(of=("self",))
+        .select_related("live_version")
+        .filter(pk__in=pks)
+        .order_by("pk")
+    }
+    if len(locked) != len(pks):
+        raise Entry.DoesNotExist("An entry to publish no longer exists.")
+    entries = [locked[pk] for pk in pks]
+    unsaved = [entry for entry, (_, given) in zip(entries, items, strict=True) if given is None]
+    fresh = iter(save_versions([(entry, None) for entry in unsaved], user=user, comment=comment))
+    versions = [given if given is not None else next(fresh) for _, given in items]
+    pairs = list(zip(entries, versions, strict=True))
+    previous = {entry.pk: entry.live_version for entry in entries}
+    docs = {version.pk: document.load(version.data) for version in versions}
 
-    entry.live_version = version
-    entry.status = Entry.Status.PUBLISHED
-    entry.has_unpublished_changes = False
-    entry.first_published_at = entry.first_published_at or now
-    entry.last_published_at = now
-    if version.is_material or entry.significant_change_at is None:
-        entry.significant_change_at = now
-    version.save()
-    entry.save(
-        update_fields=[
-            "live_version",
-            "status",
-            "has_unpublished_changes",
-            "first_published_at",
-            "last_published_at",
-            "significant_change_at",
-        ]
-    )
-    search.index_live(version)
-    if previous is not None and previous.pk != version.pk:
-        search.unindex(previous)
-    keys = records.keys_of(document.load(version.data))
-    if previous is not None:
-        keys |= records.keys_of(document.load(previous.data))
-    changed = records.refresh(keys)
-    records.refresh_links(changed)
-    render_live(version, entry)
-    _rerender_showing(changed, besides=version)
-    _update_redirects(entry, version, previous)
-    if previous is None or (previous.term, previous.slug) != (version.term, version.slug):
-        rerender_linking(entry)
-    _readers_see_a_change(entry.pk)
-    return version
-
-
-def _update_redirects(entry: Entry, version: EntryVersion, previous: EntryVersion | None) -> None:
-    if previous is not None and previous.slug != version.slug:
-        EntryRedirect.objects.get_or_create(
-            slug=previous.slug, entry=entry, kind=EntryRedirect.Kind.OLD_SLUG
+    for entry, version in pairs:
+        first = previous[entry.pk] is None and entry.first_published_at is None
+        version.published_at = now
+        version.published_by = _user(user)
+        version.is_material = material or first
+        version.correction_note = correction_note
+        entry.live_version = version
+        entry.status = Entry.Status.PUBLISHED
+        entry.has_unpublished_changes = False
+        entry.first_published_at = entry.first_published_at or now
+        entry.last_published_at = now
+        if version.is_material or entry.significant_change_at is None:
+            entry.significant_change_at = now
+    for is_material in (True, False):
+        EntryVersion.objects.filter(
+            pk__in=[v.pk for v in versions if v.is_material is is_material]
+        ).update(
+            published_at=now,
+            published_by=_user(user),
+            is_material=is_material,
+            correction_note=correction_note,
         )
-    # The live slug is the entry's own address, never a redirect to itself.
-    EntryRedirect.objects.filter(entry=entry, slug=version.slug).delete()
-    entry.redirects.filter(kind=EntryRedirect.Kind.ALIAS).delete()
+    _save_published(pairs, now)
+    replaced = [
+        old
+        for entry, version in pairs
+        if (old := previous[entry.pk]) is not None and old.pk != version.pk
+    ]
+    for version in versions:
+        search.index_live(version, docs[version.pk])
+    for old in replaced:
+        search.unindex(old)
+
+    keys: set[records.Key] = set()
+    for old in previous.values():
+        if old is not None:
+            keys |= records.keys_of(document.load(old.data))
+    changed = records.refresh(keys, published=[(version, docs[version.pk]) for version in versions])
+    records.refresh_links(changed)
+    _render_many([(version, entry, docs[version.pk]) for entry, version in pairs])
+    batch = {version.pk for version in versions}
+    _rerender_showing(changed, besides=batch)
+    _update_redirects([(e, v, docs[v.pk], previous[e.pk]) for e, v in pairs])
+    renamed = [
+        entry
+        for entry, version in pairs
+        if (old := previous[entry.pk]) is None
+        or (old.term, old.slug) != (version.term, version.slug)
+    ]
+    rerender_linking(renamed, besides=batch)
+    _readers_see_a_change(pks[0] if len(pks) == 1 else None)
+    return versions
+
+
+def _save_published(pairs: Sequence[tuple[Entry, EntryVersion]], now: datetime.datetime) -> None:
+    """Write what publishing set on the entries (`publish_many`): one entry is saved as
+    anywhere else (its model signals sent), a batch in one statement."""
+    if len(pairs) == 1:
+        entry, _ = pairs[0]
+        entry.save(
+            update_fields=[
+                "live_version",
+                "status",
+                "has_unpublished_changes",
+                "first_published_at",
+                "last_published_at",
+                "significant_change_at",
+            ]
+        )
+        return
+    Entry.objects.filter(pk__in=[entry.pk for entry, _ in pairs]).update(
+        live_version=Case(*(When(pk=entry.pk, then=version.pk) for entry, version in pairs)),
+        status=Entry.Status.PUBLISHED,
+        has_unpublished_changes=False,
+        first_published_at=Coalesce(F("first_published_at"), Value(now)),
+        last_published_at=now,
+        significant_change_at=Case(
+            When(pk__in=[e.pk for e, _ in pairs if e.significant_change_at == now], then=now),
+            default=F("significant_change_at"),
+        ),
+    )
+
+
+def _update_redirects(
+    items: Sequence[tuple[Entry, EntryVersion, document.EntryDocument, EntryVersion | None]],
+) -> None:
+    """Old slugs answer 301 and aliases redirect; an entry's live slug is never a redirect."""
+    for entry, version, _, old in items:
+        if old is not None and old.slug != version.slug:
+            EntryRedirect.objects.get_or_create(
+                slug=old.slug, entry=entry, kind=EntryRedirect.Kind.OLD_SLUG
+            )
+    # The live slug is the entry's own address, never a redirect to itself; the aliases
+    # are written again from the version.
+    own = {(entry.pk, version.slug) for entry, version, _, _ in items}
+    doomed = [
+        pk
+        for pk, entry_id, slug, kind in EntryRedirect.objects.filter(
+            entry__in=[entry.pk for entry, *_ in items]
+        )
+        .filter(Q(kind=EntryRedirect.Kind.ALIAS) | Q(slug__in=[slug for _, slug in own]))
+        .values_list("pk", "entry", "slug", "kind")
+        if kind == EntryRedirect.Kind.ALIAS or (entry_id, slug) in own
+    ]
+    if doomed:
+        EntryRedirect.objects.filter(pk__in=doomed).delete()
     # An alias becomes an address only if it fits one (EntryRedirect holds 200
     # characters); the entry form refuses longer ones, older versions may hold them.
     limit = EntryRedirect._meta.get_field("slug").max_length or 200
-    aliases = {
-        slugify(a): a
-        for a in document.load(version.data).aliases
-        if slugify(a) and len(slugify(a)) <= limit and len(a) <= limit
-    }
     EntryRedirect.objects.bulk_create(
         EntryRedirect(slug=slug, name=name, kind=EntryRedirect.Kind.ALIAS, entry=entry)
-        for slug, name in aliases.items()
+        for entry, version, doc, _ in items
+        for slug, name in {
+            slugify(a): a
+            for a in doc.aliases
+            if slugify(a) and len(slugify(a)) <= limit and len(a) <= limit
+        }.items()
         if slug != version.slug
     )
 
 
 def _rerender(versions: Iterable[EntryVersion]) -> int:
+    """Render these live versions (with `live_for`) again, a few hundred at a time."""
     count = 0
+    chunk: list[tuple[EntryVersion, Entry, document.EntryDocument]] = []
     for version in versions:
-        render_live(version, version.live_for)
-        count += 1
-    return count
+        chunk.append((version, version.live_for, document.load(version.data)))
+        if len(chunk) == RENDER_BATCH:
+            _render_many(chunk)
+            count, chunk = count + len(chunk), []
+    _render_many(chunk)
+    return count + len(chunk)
 
 
-def _rerender_showing(changed: set[records.Key], *, besides: EntryVersion | None = None) -> None:
+RENDER_BATCH = 200
+
+
+def _rerender_showing(changed: set[records.Key], *, besides: Set[int] = frozenset()) -> None:
     """Render again the live pages that show an object whose public record just changed."""
-    ids: set[int] = set()
+    by_kind: dict[str, set[int]] = {}
     for kind, object_id in changed:
-        ids |= set(selectors.live_versions_naming(kind, object_id).values_list("pk", flat=True))
-    if besides is not None:
-        ids.discard(besides.pk)
-    _rerender(EntryVersion.objects.filter(pk__in=ids).select_related("live_for"))
+        by_kind.setdefault(kind, set()).add(object_id)
+    ids: set[int] = set()
+    for kind, object_ids in by_kind.items():
+        ids |= set(
+            selectors.live_versions_naming_any(kind, object_ids).values_list("pk", flat=True)
+        )
+    _rerender(EntryVersion.objects.filter(pk__in=ids - besides).select_related("live_for"))
 
 
-def rerender_linking(entry: Entry) -> None:
-    """Re-render live pages whose see-also points at `entry`, now that its state changed."""
-    _rerender(EntryVersion.objects.live().filter(see_also_targets=entry).select_related("live_for"))
+def rerender_linking(entries: Entry | Sequence[Entry], *, besides: Set[int] = frozenset()) -> None:
+    """Re-render live pages whose see-also points at these entries, now that their state
+    changed (except the versions in `besides`, rendered already)."""
+    targets = [entries] if isinstance(entries, Entry) else list(entries)
+    if not targets:
+        return
+    # A semi-join: a version linking to two of the targets is rendered once.
+    naming = EntryVersion.objects.filter(see_also_targets__in=targets).values("pk")
+    linking = (
+        EntryVersion.objects.live()
+        .filter(pk__in=naming)
+        .exclude(pk__in=besides)
+        .select_related("live_for")
+    )
+    _rerender(linking)
 
 
 @transaction.atomic

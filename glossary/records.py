@@ -18,11 +18,12 @@ readers see come from published documents, never from the tables:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import connection
 from django.db.models import Q
+from django.utils import timezone
 
 from glossary import document, selectors
 from glossary.document import EntryDocument, Facts
@@ -102,14 +103,57 @@ def _record(kind: str, object_id: int, doc: EntryDocument) -> dict[str, Any]:
     }
 
 
-def refresh(keys: Iterable[Key]) -> set[Key]:
-    """Bring the records of these objects in line with the live versions; return what changed."""
+def _newest_published(
+    published: Sequence[tuple[EntryVersion, EntryDocument]],
+) -> dict[Key, tuple[int, Any]] | None:
+    """For each object the versions just made live name, the newest of them naming it,
+    as `_newest_live` would find it; None when some other live version was published as
+    late or later (a back-dated publish), so the database has to be asked."""
+    if not published:
+        return {}
+    earliest = min(version.published_at or timezone.now() for version, _ in published)
+    later = (
+        EntryVersion.objects.live()
+        .exclude(pk__in=[version.pk for version, _ in published])
+        .filter(published_at__gte=earliest)
+    )
+    if later.exists():
+        return None
+    newest: dict[Key, tuple[int, Any]] = {}
+    for version, doc in sorted(published, key=lambda p: (p[0].published_at, p[0].pk)):
+        for key in keys_of(doc):
+            newest[key] = (version.pk, version.published_at)
+    return newest
+
+
+def refresh(
+    keys: Iterable[Key], *, published: Sequence[tuple[EntryVersion, EntryDocument]] = ()
+) -> set[Key]:
+    """Bring the records of these objects in line with the live versions; return what changed.
+
+    `published` are versions made live in this transaction, with their documents:
+    everything they name is refreshed too, and, unless another live version was
+    published later, from them without asking the database which version is newest.
+    """
+    keys = set(keys)
+    docs = {version.pk: doc for version, doc in published}
+    known = _newest_published(published)
+    if known is None:
+        known = {}
+        keys |= {key for _, doc in published for key in keys_of(doc)}
     by_kind: dict[str, list[int]] = defaultdict(list)
-    for kind, object_id in set(keys):
+    for kind, object_id in keys | set(known):
         by_kind[kind].append(object_id)
-    newest = {kind: _newest_live(kind, ids) for kind, ids in by_kind.items()}
-    wanted = {v for found in newest.values() for v, _ in found.values()}
-    docs = {
+    asked: dict[str, list[int]] = defaultdict(list)
+    for kind, object_id in keys - set(known):
+        asked[kind].append(object_id)
+    newest: dict[str, dict[int, tuple[int, Any]]] = defaultdict(dict)
+    for (kind, object_id), found in known.items():
+        newest[kind][object_id] = found
+    for kind, ids in asked.items():
+        newest[kind].update(_newest_live(kind, ids))
+    wanted = {v for found in newest.values() for v, _ in found.values()} - set(docs)
+    docs |= {
         pk: document.load(data)
         for pk, data in EntryVersion.objects.filter(pk__in=wanted).values_list("pk", "data")
     }
@@ -118,10 +162,14 @@ def refresh(keys: Iterable[Key]) -> set[Key]:
         condition = Q(pk__in=[])
         for kind, ids in by_kind.items():
             condition |= Q(kind=kind, object_id__in=ids)
-        existing = {(r.kind, r.object_id): r for r in PublicRecord.objects.filter(condition)}
+        # Locked now, in id order, whatever this refresh writes to them below: two
+        # publishes naming the same people and shows wait for each other, never deadlock.
+        rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
+        existing = {(r.kind, r.object_id): r for r in rows}
     changed: set[Key] = set()
     created: list[PublicRecord] = []
     updated: list[PublicRecord] = []
+    moved: dict[tuple[int, Any], list[int]] = defaultdict(list)
     gone: list[int] = []
     for kind, ids in by_kind.items():
         for object_id in ids:
@@ -148,11 +196,14 @@ def refresh(keys: Iterable[Key]) -> set[Key]:
                 continue
             if record.data != fields["data"] or record.slug != fields["slug"]:
                 changed.add(key)
-            if record.data != fields["data"] or record.version_id != version_id:
+            if record.data != fields["data"]:
                 for name, value in fields.items():
                     setattr(record, name, value)
                 record.version_id, record.published_at = version_id, published_at
                 updated.append(record)
+            elif record.version_id != version_id:
+                # The same facts, stated by a newer version: only the pointer moves.
+                moved[(version_id, published_at)].append(record.pk)
     # A handful of statements whatever the number of objects: publishing an entry
     # that names forty of them is not forty round trips.
     if gone:
@@ -162,6 +213,10 @@ def refresh(keys: Iterable[Key]) -> set[Key]:
     if updated:
         PublicRecord.objects.bulk_update(
             updated, ["slug", "name", "sort_key", "data", "version", "published_at"]
+        )
+    for (version_id, published_at), pks in moved.items():
+        PublicRecord.objects.filter(pk__in=pks).update(
+            version_id=version_id, published_at=published_at
         )
     return changed
 
@@ -216,7 +271,7 @@ def _records(kind: str, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
 
 def approved_facts(doc: EntryDocument) -> Facts:
     """The facts a live page shows for what `doc` names: the public records' where they exist."""
-    return approved_facts_of([doc])
+    return _approved([[doc]])[0]
 
 
 def approved_facts_of(docs: Iterable[EntryDocument]) -> Facts:
@@ -227,50 +282,74 @@ def approved_facts_of(docs: Iterable[EntryDocument]) -> Facts:
     an object has no record yet (the document being published), its own facts
     stand.
     """
-    docs = list(docs)
-    own = [d.facts for d in docs]
-    own_episodes = {pk: f for facts in own for pk, f in facts.episodes.items()}
-    episodes = {
-        pk: document.Episode.model_validate(data)
-        for pk, data in _records(Kind.EPISODE, own_episodes).items()
-    }
-    episodes = {pk: episodes.get(pk, fact) for pk, fact in own_episodes.items()}
-    people_ids = {pk for facts in own for pk in facts.people}
-    people_ids |= {a.person for e in episodes.values() for a in e.appearances}
-    org_ids = {pk for facts in own for pk in facts.organisations}
-    org_ids |= {s.organisation for e in episodes.values() for s in e.sponsors}
-    org_ids |= {a.affiliation for e in episodes.values() for a in e.appearances if a.affiliation}
-    show_ids = {pk for facts in own for pk in facts.shows} | {e.show for e in episodes.values()}
-    source_ids = {pk for facts in own for pk in facts.sources}
+    return _approved([list(docs)])[0]
 
-    wanted = {
-        Kind.SHOW: show_ids,
-        Kind.PERSON: people_ids,
-        Kind.ORGANISATION: org_ids,
-        Kind.SOURCE: source_ids,
+
+def approved_facts_each(docs: Sequence[EntryDocument]) -> list[Facts]:
+    """`approved_facts` of each document, in the order given, with the records read once."""
+    return _approved([[doc] for doc in docs])
+
+
+def _approved(groups: Sequence[Sequence[EntryDocument]]) -> list[Facts]:
+    """`approved_facts_of` each group of documents; every record is read and validated once."""
+    own_episodes = [
+        {pk: f for doc in group for pk, f in doc.facts.episodes.items()} for group in groups
+    ]
+    episode_records = {
+        pk: document.Episode.model_validate(data)
+        for pk, data in _records(Kind.EPISODE, {pk for e in own_episodes for pk in e}).items()
     }
+    wanted: list[dict[str, set[int]]] = []
+    for group, own in zip(groups, own_episodes, strict=True):
+        episodes = [episode_records.get(pk, fact) for pk, fact in own.items()]
+        facts = [doc.facts for doc in group]
+        people = {pk for f in facts for pk in f.people}
+        people |= {a.person for e in episodes for a in e.appearances}
+        orgs = {pk for f in facts for pk in f.organisations}
+        orgs |= {s.organisation for e in episodes for s in e.sponsors}
+        orgs |= {a.affiliation for e in episodes for a in e.appearances if a.affiliation}
+        wanted.append(
+            {
+                Kind.SHOW: {pk for f in facts for pk in f.shows} | {e.show for e in episodes},
+                Kind.PERSON: people,
+                Kind.ORGANISATION: orgs,
+                Kind.SOURCE: {pk for f in facts for pk in f.sources},
+            }
+        )
     condition = Q(pk__in=[])
-    for kind, ids in wanted.items():
+    for kind in (Kind.SHOW, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE):
+        ids = {pk for w in wanted for pk in w[kind]}
         if ids:
-            condition |= Q(kind=kind, object_id__in=list(ids))
-    found: dict[Key, dict[str, Any]] = {
-        (kind, pk): data
+            condition |= Q(kind=kind, object_id__in=sorted(ids))
+    models: dict[str, Any] = {
+        Kind.SHOW: document.Show,
+        Kind.PERSON: document.Person,
+        Kind.ORGANISATION: document.Organisation,
+        Kind.SOURCE: document.Source,
+    }
+    found: dict[Key, Any] = {
+        (kind, pk): models[kind].model_validate(data)
         for kind, pk, data in PublicRecord.objects.filter(condition).values_list(
             "kind", "object_id", "data"
         )
     }
 
-    def pick(kind: str, table: str, model: Any) -> dict[int, Any]:
-        picked = {pk: model.model_validate(data) for (k, pk), data in found.items() if k == kind}
-        for facts in own:
-            for pk, fact in getattr(facts, table).items():
+    def pick(
+        group: Sequence[EntryDocument], want: dict[str, set[int]], kind: str, table: str
+    ) -> dict[int, Any]:
+        picked = {pk: found[(kind, pk)] for pk in want[kind] if (kind, pk) in found}
+        for doc in group:
+            for pk, fact in getattr(doc.facts, table).items():
                 picked.setdefault(pk, fact)
         return picked
 
-    return Facts(
-        episodes=episodes,
-        shows=pick(Kind.SHOW, "shows", document.Show),
-        people=pick(Kind.PERSON, "people", document.Person),
-        organisations=pick(Kind.ORGANISATION, "organisations", document.Organisation),
-        sources=pick(Kind.SOURCE, "sources", document.Source),
-    )
+    return [
+        Facts(
+            episodes={pk: episode_records.get(pk, fact) for pk, fact in own.items()},
+            shows=pick(group, want, Kind.SHOW, "shows"),
+            people=pick(group, want, Kind.PERSON, "people"),
+            organisations=pick(group, want, Kind.ORGANISATION, "organisations"),
+            sources=pick(group, want, Kind.SOURCE, "sources"),
+        )
+        for group, own, want in zip(groups, own_episodes, wanted, strict=True)
+    ]

@@ -497,9 +497,10 @@ _VECTORS = (
 )
 
 
-def index_live(version: EntryVersion) -> None:
-    """List and index `version`, which has just gone live (in the publishing transaction)."""
-    doc = document.load(version.data)
+def index_live(version: EntryVersion, doc: document.EntryDocument | None = None) -> None:
+    """List and index `version` (whose document is `doc`), which has just gone live (in the
+    publishing transaction)."""
+    doc = doc or document.load(version.data)
     fields = doc.search_fields()
     parts = [fields[f] for f in ("term", "aliases", "summary", "body", "quotes")]
     if connection.vendor == "postgresql":

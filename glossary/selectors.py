@@ -142,6 +142,12 @@ def live_versions_naming(kind: str, object_id: int) -> QuerySet[EntryVersion]:
     return live_versions().filter(pk__in=naming)
 
 
+def live_versions_naming_any(kind: str, object_ids: Iterable[int]) -> QuerySet[EntryVersion]:
+    """The live versions that name any of these objects of one kind."""
+    naming = EntryVersion.objects.filter(**{f"{_INDEX[kind]}__in": list(object_ids)})
+    return live_versions().filter(pk__in=naming.values("pk"))
+
+
 def version_index(kind: str) -> str:
     return _INDEX[kind]
 

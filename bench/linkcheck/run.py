@@ -7,8 +7,9 @@ Everything runs on 127.0.0.1. A local server answers every request after
 50 ms; each checker gets the same distinct URLs, a global concurrency of 64
 and no per-host limits. Ideal throughput is 64 / 0.05 s = 1,280 URLs/s.
 Each tool runs in its own process; CPU time and peak memory come from
-wait4() on that process (ours: the timed section only for CPU, the whole
-process for memory, which includes Django and the migrations).
+wait4() on that process (ours: the timed section only for CPU, and the peak of
+the checking process, Django and the models included; its database is migrated
+and filled by another process first, as a worker's is by the deploy).
 
 The machine is shared, so ours and lychee run interleaved, `--repeat` times
 each (the order rotating every round), and the table shows medians with the
@@ -82,8 +83,9 @@ def run_measured(
 
 def ours(port: int, n: int, head_first: bool) -> dict[str, object]:
     args = [PY, str(HERE / "ours.py"), str(port), str(n)] + (["--head-first"] if head_first else [])
-    _wall, _cpu, peak, text = run_measured(args, cwd=ROOT)
+    _wall, _cpu, _peak, text = run_measured(args, cwd=ROOT)
     data = json.loads(text.strip().splitlines()[-1])
+    peak = data["peak_kb"] / 1024  # its own: wait4() would count the preparing child
     ok = data["outcomes"].get("ok", 0)
     label = "ours, HEAD first (option)" if head_first else "ours, one GET per URL (default)"
     return {

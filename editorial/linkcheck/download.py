@@ -1,23 +1,23 @@
-"""Download one document whole (a podcast feed), through the checker's SSRF guard.
+"""Download one document whole (a podcast feed), through the checker's door.
 
 The link checker never keeps a body; importing a feed needs all of it. This is the
-same door with the same rules (`fetch.FetchOptions.from_settings`): every hop is
-vetted by the guard (IP literals here, names in `guard.GuardedResolver`), redirects
-are followed hop by hop (at most `LINKCHECK_MAX_REDIRECTS`), the LINKCHECK_* timeouts
-apply, no cookies are kept, and the body is read only up to `max_bytes`: a larger
-document is refused, never truncated (half a feed would be a different feed).
+same door with the same rules (`fetch.FetchOptions.from_settings`, `transport`):
+every hop is vetted by the guard (IP literals here, names in `guard.Resolver`, every
+socket on the address it connects to), redirects are followed hop by hop (at most
+`LINKCHECK_MAX_REDIRECTS`), the LINKCHECK_* timeouts apply, no cookies are kept, and
+the body is read only up to `max_bytes`: a larger document is refused, never
+truncated (half a feed would be a different feed).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiohttp
 from yarl import URL
 
-from editorial.linkcheck import guard
-from editorial.linkcheck.classify import REDIRECTS
-from editorial.linkcheck.fetch import FetchOptions, _describe_error, run
+from editorial.linkcheck import guard, transport
+from editorial.linkcheck.classify import REDIRECTS, ErrorKind
+from editorial.linkcheck.fetch import FetchOptions, _describe_error, prepare, run
 
 
 class DownloadError(Exception):
@@ -31,41 +31,61 @@ class Downloaded:
     body: bytes
 
 
+class _Whole:
+    """A 2xx body read whole, refused past `max_bytes`; any other body is not read."""
+
+    def __init__(self, url: URL, max_bytes: int) -> None:
+        self.url, self.max_bytes = url, max_bytes
+        self.body = bytearray()
+
+    def begin(self, status: int, headers: dict[str, str]) -> bool:
+        return 200 <= status < 300
+
+    def feed(self, chunk: bytes) -> bool:
+        self.body += chunk
+        if len(self.body) > self.max_bytes:
+            raise DownloadError(
+                f"{self.url} is larger than {self.max_bytes:,} bytes; refused, not cut short"
+            )
+        return True
+
+    def partial(self) -> bool:
+        return True
+
+
 async def _download(url: str, options: FetchOptions, max_bytes: int, accept: str) -> Downloaded:
-    connector = aiohttp.TCPConnector(limit=1, resolver=guard.GuardedResolver(options.allow))
-    timeout = aiohttp.ClientTimeout(
-        total=options.total_timeout, connect=options.connect_timeout, sock_read=options.read_timeout
+    limits = transport.Limits(
+        user_agent=options.user_agent,
+        connect_timeout=options.connect_timeout,
+        read_timeout=options.read_timeout,
+        total_timeout=options.total_timeout,
+        accept=accept,
+        keep=1,
     )
-    async with aiohttp.ClientSession(
-        connector=connector,
-        timeout=timeout,
-        headers={"User-Agent": options.user_agent, "Accept": accept},
-        cookie_jar=aiohttp.DummyCookieJar(),
-    ) as session:
+    resolver = guard.Resolver(options.allow)
+    session = transport.Session(limits, options.allow)
+    try:
         current = URL(url, encoded=False)
         for _hop in range(options.max_redirects + 1):
             guard.check_scheme(current.scheme)
             if not current.host:
                 raise DownloadError(f"{current} has no host")
             guard.check_host_literal(current.host, options.allow)
-            async with session.get(current, allow_redirects=False) as response:
-                location = response.headers.get("Location")
-                if response.status in REDIRECTS and location is not None:
-                    current = current.join(URL(location))
-                    continue
-                if not 200 <= response.status < 300:
-                    raise DownloadError(f"{current} answered HTTP {response.status}")
-                body = bytearray()
-                async for chunk in response.content.iter_chunked(64 * 1024):
-                    body += chunk
-                    if len(body) > max_bytes:
-                        raise DownloadError(
-                            f"{current} is larger than {max_bytes:,} bytes; refused, not cut short"
-                        )
-                return Downloaded(
-                    str(current), response.headers.get("Content-Type", ""), bytes(body)
-                )
+            sink = _Whole(current, max_bytes)
+            response = await session.request(await prepare(resolver, "GET", current), sink)
+            location = response.headers.get("location")
+            if response.status in REDIRECTS and location is not None:
+                current = current.join(URL(location))
+                continue
+            if not 200 <= response.status < 300:
+                raise DownloadError(f"{current} answered HTTP {response.status}")
+            if not response.complete:
+                raise DownloadError(f"{current} ended before its whole body arrived")
+            content_type = response.headers.get("content-type", "")
+            return Downloaded(str(current), content_type, bytes(sink.body))
         raise DownloadError(f"{url}: more than {options.max_redirects} redirects")
+    finally:
+        await session.close()
 
 
 def download(url: str, *, max_bytes: int, accept: str = "*/*") -> Downloaded:
@@ -83,7 +103,9 @@ def download(url: str, *, max_bytes: int, accept: str = "*/*") -> Downloaded:
         raise DownloadError(f"{url} was not fetched: {exc}") from None
     except Exception as exc:
         try:
-            _kind, text = _describe_error(exc)
+            kind, text = _describe_error(exc)
         except Exception:
             raise exc from None
+        if kind is ErrorKind.GUARD:
+            raise DownloadError(f"{url} was not fetched: {text}") from None
         raise DownloadError(f"{url} could not be fetched: {text}") from None

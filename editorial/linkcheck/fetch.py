@@ -1,9 +1,11 @@
 """The one door for the checker's outbound HTTP.
 
-`Checker` owns one aiohttp session (a shared connection pool) and checks many
-URLs concurrently, politely and safely:
+`Checker` owns one transport session (libcurl's multi handle: a shared
+connection pool, `transport`) and checks many URLs concurrently, politely and
+safely:
 
-* every hop is vetted by the guard (IP literals here, names in the resolver);
+* every hop is vetted by the guard (IP literals here, names in the resolver),
+  and every socket once more on the address it connects to (`transport`);
 * one GET per URL (per redirect hop): the body of a text page is streamed
   only until the fingerprint has what it needs (the main text is complete,
   `fingerprint.text_complete`) and at most `max_bytes`; any other body is not
@@ -20,27 +22,24 @@ The global limit is a fixed pool of `global_concurrency` worker tasks pulling
 URLs from one queue (not a task per URL behind a semaphore): at 10,000 URLs a
 task per URL cost more CPU and memory than the requests themselves. The guard's
 verdict on an IP-literal host is cached for the checker's lifetime (it cannot
-change); names are vetted by the resolver, whose vetted answers aiohttp caches.
+change); names are vetted by the resolver, which keeps its vetted answers a minute.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
 import random
 import socket
-import ssl
 import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from typing import Any, Self, TypeVar
 
-import aiohttp
 from django.conf import settings
 from yarl import URL
 
-from editorial.linkcheck import guard
+from editorial.linkcheck import guard, transport
 from editorial.linkcheck.classify import REDIRECTS, Attempt, ErrorKind, Outcome, classify
 from editorial.linkcheck.fingerprint import END_MARK, END_MARK_OVERLAP, fingerprint, text_complete
 
@@ -82,15 +81,23 @@ BINARY_SUFFIXES = frozenset(
     }
 )
 # With a host spacing, checks that may wait for their host's turn per request in flight.
-_WAITING_PER_REQUEST = 8
+# A check takes its host's next slot only once a place in the pool is free, so the pool
+# must hold a few waiting checks per host, or a host's slot passes unused while its
+# next URL queues for a place (and, slots being kept from real starts, the host's run
+# drifts by a spacing): 2,048 places (64 x 32) hold two per host at 1,000 hosts.
+_WAITING_PER_REQUEST = 32
 # Per-host gates a checker keeps before it forgets the idle ones.
 _MAX_GATES = 10_000
 # End tags checked per body with text_complete before reading on to the end or cap.
 _END_TRIES = 8
+# Bytes of HTML taken within one read before looking for the end of the main text
+# (otherwise looked for once what had arrived is taken, and only if the body goes on).
+_SCAN_EVERY = 64 * 1024
 
 # A URL, the fingerprints whose text is not wanted (None: no text at all), its future.
 _Job = tuple[str, "Collection[str] | None", "asyncio.Future[CheckResult]"] | None
 _Body_info = tuple[str, int, bool, str, str]
+_NO_BODY: _Body_info = ("", 0, False, "", "")
 T = TypeVar("T")
 
 
@@ -442,46 +449,134 @@ class _Failure(Exception):  # internal control flow
 
 
 def _describe_error(exc: BaseException) -> tuple[ErrorKind, str]:
-    """Map an exception from aiohttp or the guard to an error kind and text."""
-    if isinstance(exc, _Failure):
+    """Map an exception from the transport, the resolver or the guard to an error kind
+    and text; anything else is a bug and is raised again."""
+    if isinstance(exc, _Failure | transport.TransportError):
         return exc.kind, str(exc)
     if isinstance(exc, guard.Refused):
         return ErrorKind.GUARD, str(exc)
-    if isinstance(exc, asyncio.TimeoutError | aiohttp.ServerTimeoutError):
-        return ErrorKind.TIMEOUT, f"timed out ({type(exc).__name__})"
-    if isinstance(exc, aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError):
-        return ErrorKind.TLS, f"TLS error: {exc}"
-    if isinstance(exc, aiohttp.ClientConnectorDNSError):
-        os_error = exc.os_error
-        if isinstance(os_error, socket.gaierror) and os_error.errno in (
-            socket.EAI_NONAME,
-            getattr(socket, "EAI_NODATA", socket.EAI_NONAME),
-        ):
-            return ErrorKind.DNS_NOT_FOUND, f"DNS name not found: {exc.host}"
-        return ErrorKind.DNS_ERROR, f"DNS lookup failed: {os_error}"
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        if exc.os_error.errno == errno.ECONNREFUSED:
-            return ErrorKind.CONNECTION_REFUSED, f"connection refused by {exc.host}:{exc.port}"
-        return ErrorKind.CONNECTION_ERROR, f"could not connect: {exc.os_error}"
-    if isinstance(exc, ssl.SSLError):
-        return ErrorKind.TLS, f"TLS error: {exc}"
-    if isinstance(
-        exc,
-        aiohttp.ServerDisconnectedError
-        | aiohttp.ClientPayloadError
-        | aiohttp.ClientOSError
-        | ConnectionResetError,
-    ):
-        return ErrorKind.RESET, f"connection reset or closed early ({type(exc).__name__})"
-    if isinstance(exc, aiohttp.InvalidURL | ValueError):
+    if isinstance(exc, ValueError):  # yarl's verdict on a URL
         return ErrorKind.INVALID_URL, f"invalid URL: {exc}"
-    if isinstance(exc, aiohttp.ClientError):
-        return ErrorKind.CONNECTION_ERROR, f"{type(exc).__name__}: {exc}"
     raise exc
+
+
+async def prepare(
+    resolver: guard.Resolver, method: str, url: URL, literal: bool | None = None
+) -> transport.Request:
+    """The transport's request for `url`: a name's vetted addresses pinned to it.
+
+    An IP-literal host needs no lookup; vet it first (`guard.check_host_literal`).
+    `literal` says whether the host is one, when the caller knows.
+    """
+    host = url.raw_host or ""
+    if literal is None:
+        literal = guard.literal_address(host) is not None
+    if literal:
+        return transport.Request(method, str(url))
+    port = url.port or 0
+    addresses = await _resolve(resolver, host, port)
+    return transport.Request(method, str(url), transport.pin(host, port, addresses))
+
+
+async def _resolve(resolver: guard.Resolver, host: str, port: int) -> tuple[str, ...]:
+    try:
+        return await resolver.resolve(host, port)
+    except socket.gaierror as exc:
+        if exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)):
+            raise _Failure(ErrorKind.DNS_NOT_FOUND, f"DNS name not found: {host}") from None
+        raise _Failure(ErrorKind.DNS_ERROR, f"DNS lookup failed: {exc}") from None
+    except OSError as exc:
+        raise _Failure(ErrorKind.DNS_ERROR, f"DNS lookup failed: {exc}") from None
 
 
 def _is_text(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() in TEXT_TYPES
+
+
+def _charset(content_type: str) -> str:
+    """The charset parameter of a Content-Type, or utf-8."""
+    for param in content_type.split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip("\"'").lower() or "utf-8"
+    return "utf-8"
+
+
+class _PageSink:
+    """How the checker reads one response's body (see `Checker._read`).
+
+    Only a 2xx GET of a text type is read: HTML until the main text is
+    complete (`_find_text_end`, checked on what has arrived whenever the body
+    goes on after a read, and every `_SCAN_EVERY` bytes within one), any text
+    at most `cap` bytes. Anything else is not read; the transport keeps the
+    connection only if the body had arrived whole.
+    """
+
+    __slots__ = (
+        "method",
+        "cap",
+        "content_type",
+        "charset",
+        "html",
+        "buffer",
+        "cut",
+        "scan_from",
+        "tries",
+        "reading",
+    )
+
+    def __init__(self, method: str, cap: int) -> None:
+        self.method = method
+        self.cap = cap
+        self.content_type = ""
+        self.charset = "utf-8"
+        self.html = False
+        self.buffer = bytearray()
+        self.cut: int | None = None  # where the fingerprinted text ends, when not at the end
+        self.scan_from = 0
+        self.tries = 0
+        self.reading = False
+
+    def begin(self, status: int, headers: dict[str, str]) -> bool:
+        content_type = headers.get("content-type", "")
+        if self.method != "GET" or not 200 <= status < 300 or not _is_text(content_type):
+            return False  # hang up rather than download what nobody fingerprints
+        self.reading = True
+        self.content_type = content_type
+        self.charset = _charset(content_type)
+        self.html = "html" in content_type
+        return True
+
+    def feed(self, chunk: bytes) -> bool:
+        self.buffer += chunk
+        if len(self.buffer) >= self.cap:
+            return False
+        if self.html and len(self.buffer) - self.scan_from >= _SCAN_EVERY:
+            # A fast server fills one read with a lot: look before it is all taken.
+            return self.partial()
+        return True
+
+    def partial(self) -> bool:
+        if self.html and self.tries < _END_TRIES:
+            self.cut, self.scan_from, self.tries = _find_text_end(
+                self.buffer, self.scan_from, self.tries, self.charset, self.cap
+            )
+            return self.cut is None
+        return True
+
+    def body(self, complete: bool) -> _Body | None:
+        """The body as read: whole when all of it was taken (a page that arrives in
+        one read, most pages, is never cut), else up to the end of its main text,
+        or to the cap."""
+        if not self.reading:
+            return None
+        buffer, cap = self.buffer, self.cap
+        cut = None if complete else self.cut
+        truncated = cut is None and len(buffer) >= cap and (len(buffer) > cap or not complete)
+        if truncated:
+            cut = cap
+        raw = bytes(buffer if cut is None else buffer[:cut])
+        return _Body(_decode(raw, self.charset), min(len(buffer), cap), truncated)
 
 
 class Checker:
@@ -490,9 +585,11 @@ class Checker:
     def __init__(self, options: FetchOptions) -> None:
         self.options = options
         self._gates: dict[str, _HostGate] = {}
-        # host -> None (may connect) or the refusal; IP literals only, so it never goes stale.
-        self._literal_verdicts: dict[str, guard.Refused | None] = {}
-        self._session: aiohttp.ClientSession | None = None
+        # host -> None (a name), True (an IP literal that may be connected to) or the
+        # refusal: a literal's verdict never goes stale.
+        self._literal_verdicts: dict[str, guard.Refused | bool | None] = {}
+        self._session: transport.Session | None = None
+        self._resolver: guard.Resolver | None = None
         self._queue: asyncio.Queue[_Job] | None = None
         self._workers: list[asyncio.Task[None]] = []
         self._shared: SharedSpacing | None = None
@@ -502,21 +599,15 @@ class Checker:
         o = self.options
         if o.shared_spacing_url and o.host_spacing > 0:
             self._shared = SharedSpacing(o.shared_spacing_url, o.host_spacing)
-        connector = aiohttp.TCPConnector(
-            limit=o.global_concurrency,
-            limit_per_host=o.per_host,
-            resolver=guard.GuardedResolver(o.allow),
-            ttl_dns_cache=60,
-        )
-        self._session = aiohttp.ClientSession(
-            connector=connector,
-            timeout=aiohttp.ClientTimeout(
-                total=o.total_timeout, connect=o.connect_timeout, sock_read=o.read_timeout
+        self._resolver = guard.Resolver(o.allow)
+        self._session = transport.Session(
+            transport.Limits(
+                user_agent=o.user_agent,
+                connect_timeout=o.connect_timeout,
+                read_timeout=o.read_timeout,
+                total_timeout=o.total_timeout,
             ),
-            headers={"User-Agent": o.user_agent, "Accept": "text/html,*/*;q=0.8"},
-            # Cookies from one site must never reach another, nor persist between checks.
-            cookie_jar=aiohttp.DummyCookieJar(),
-            auto_decompress=True,
+            o.allow,
         )
         return self
 
@@ -533,6 +624,7 @@ class Checker:
                 job[2].cancel()  # never started: its caller must not wait for ever
         if self._session is not None:
             await self._session.close()
+            self._session = None
         if self._shared is not None:
             await self._shared.close()
 
@@ -660,19 +752,21 @@ class Checker:
             content_type=content_type,
         )
 
-    def _vet_literal(self, host: str) -> None:
-        """guard.check_host_literal, remembered per host for this checker's lifetime."""
+    def _vet_literal(self, host: str) -> bool:
+        """guard.check_host_literal, remembered per host for this checker's lifetime;
+        whether `host` is an IP literal."""
         try:
             verdict = self._literal_verdicts[host]
         except KeyError:
             try:
                 guard.check_host_literal(host, self.options.allow)
-                verdict = None
+                verdict = True if guard.literal_address(host) is not None else None
             except guard.Refused as exc:
                 verdict = exc
             self._literal_verdicts[host] = verdict
-        if verdict is not None:
+        if isinstance(verdict, guard.Refused):
             raise guard.Refused(str(verdict))
+        return verdict is True
 
     async def _attempt(
         self, url: str, text_unless: Collection[str] | None = None
@@ -682,7 +776,7 @@ class Checker:
             body_info = await self._follow(url, attempt, text_unless)
         except Exception as exc:  # every failure becomes an outcome
             attempt.error_kind, attempt.error = _describe_error(exc)
-            return attempt, ("", 0, False, "", "")
+            return attempt, _NO_BODY
         return attempt, body_info
 
     async def _follow(
@@ -699,10 +793,10 @@ class Checker:
             host = current.host
             if not host:
                 raise _Failure(ErrorKind.INVALID_URL, f"invalid URL: no host in {current}")
-            self._vet_literal(host)
-            status, headers, body = await self._fetch(method, current, host)
+            literal = self._vet_literal(host)
+            status, headers, body = await self._fetch(method, current, host, literal)
             attempt.status = status
-            location = headers.get("Location")
+            location = headers.get("location")
             if status in REDIRECTS and location is not None:
                 try:
                     target = current.join(URL(location))
@@ -724,13 +818,13 @@ class Checker:
                     method = "HEAD" if _looks_binary(current.path) else "GET"
                 continue
             if status == 429 or status == 503:
-                attempt.retry_after = parse_retry_after(headers.get("Retry-After"))
+                attempt.retry_after = parse_retry_after(headers.get("retry-after"))
                 gate = self._gate(host)
                 if attempt.retry_after is not None and gate is not None:
                     # Later requests to this host, retries included, wait it out.
                     await gate.push_back(min(attempt.retry_after, o.retry_after_max))
             attempt.challenge = headers.get("cf-mitigated", "").lower() == "challenge"
-            content_type = headers.get("Content-Type", "")
+            content_type = headers.get("content-type", "")
             if method == "HEAD" and (
                 status in HEAD_REFUSED
                 or (o.want_fingerprint and 200 <= status < 300 and _is_text(content_type))
@@ -738,7 +832,7 @@ class Checker:
                 method = "GET"
                 continue
             if body is None:
-                return "", 0, False, "", ""
+                return _NO_BODY
             fp = fingerprint(body.text, content_type) if o.want_fingerprint else ""
             # Only a page whose words are new to the caller: reading its text costs
             # about 1.6 fingerprints (docs/sources.md), and holding bodies costs memory.
@@ -747,12 +841,13 @@ class Checker:
             return fp, body.bytes_read, body.truncated, "", ""
 
     async def _fetch(
-        self, method: str, url: URL, host: str
+        self, method: str, url: URL, host: str, literal: bool | None = None
     ) -> tuple[int, Mapping[str, str], _Body | None]:
         """One request: status, headers and (for a textual 2xx GET) the body as read."""
-        session = self._session
-        if session is None:
+        session, resolver = self._session, self._resolver
+        if session is None or resolver is None:
             raise RuntimeError("use Checker as an async context manager")
+        request = await prepare(resolver, method, url, literal)
         gate = self._gate(host)
         # The global limit is the worker pool's size, or with a spacing (when a
         # check may wait its host's turn) this semaphore: no waiting check holds it.
@@ -765,7 +860,7 @@ class Checker:
             try:
                 if gate is not None:
                     await gate.start()
-                return await self._request(session, method, url)
+                return await self._read(session, request)
             finally:
                 if in_flight is not None:
                     in_flight.release()
@@ -773,62 +868,20 @@ class Checker:
             if gate is not None:
                 gate.release()
 
-    async def _request(
-        self, session: aiohttp.ClientSession, method: str, url: URL
+    async def _read(
+        self, session: transport.Session, request: transport.Request
     ) -> tuple[int, Mapping[str, str], _Body | None]:
-        """One request, with the body read as `_read_text` does for a textual 2xx GET."""
-        async with session.request(method, url, allow_redirects=False) as response:
-            status = response.status
-            headers = response.headers
-            if method != "GET" or not 200 <= status < 300:
-                return status, headers, None
-            content_type = headers.get("Content-Type", "")
-            if not _is_text(content_type):
-                # Hang up rather than download a file nobody fingerprints.
-                response.close()
-                return status, headers, None
-            body = await self._read_text(response, "html" in content_type)
-        return status, headers, body
-
-    async def _read_text(self, response: aiohttp.ClientResponse, html: bool) -> _Body:
-        """Stream the body until the fingerprint has what it needs, at most max_bytes.
+        """One request, its body read as `_PageSink` says.
 
         A page is read to its end, to the byte cap, or (HTML only) to the first
         `</main>`, `</body>` or `</html>` after which `fingerprint.text_complete`
         says nothing more counts. Stopping early, whatever has already arrived
-        is discarded; if that was the end the connection is reused, otherwise it
+        is taken; if that was the end the connection is reused, otherwise it
         is dropped rather than read on.
         """
-        cap = self.options.max_bytes
-        content = response.content
-        charset = response.charset or "utf-8"
-        buffer = bytearray()
-        cut: int | None = None  # where the fingerprinted text ends, when not at the end
-        scan_from = 0
-        tries = 0
-        while True:
-            chunk = await content.readany()
-            if not chunk:
-                break  # the end of the body
-            buffer += chunk
-            if content.is_eof():
-                break  # all of it is here (a small page: one chunk), nothing to look for
-            if html and tries < _END_TRIES:
-                cut, scan_from, tries = _find_text_end(buffer, scan_from, tries, charset, cap)
-                if cut is not None:
-                    break
-            if len(buffer) >= cap:
-                break
-        at_end = content.is_eof()
-        truncated = cut is None and len(buffer) >= cap and (len(buffer) > cap or not at_end)
-        if truncated:
-            cut = cap
-        if not at_end:
-            content.read_nowait()  # already here: free to discard
-            if not content.is_eof():
-                response.close()  # drop the connection rather than read on
-        raw = bytes(buffer if cut is None else buffer[:cut])
-        return _Body(_decode(raw, charset), min(len(buffer), cap), truncated)
+        sink = _PageSink(request.method, self.options.max_bytes)
+        response = await session.request(request, sink)
+        return response.status, response.headers, sink.body(response.complete)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,10 @@
 """Server-side request forgery guard: which addresses the checker may connect to.
 
 Every hop of every check goes through `check_host_literal` (for IP-literal
-hosts, which aiohttp never hands to a resolver) or through `GuardedResolver`
-(for names). The resolver returns only vetted addresses, and the connector
-connects to exactly what the resolver returned, so a DNS answer that changes
-between the check and the connect cannot slip through.
+hosts) or through `Resolver` (for names), and every socket the transport
+opens is vetted once more with `check_address` on the address it is about to
+connect to (`transport`, libcurl's OPENSOCKETFUNCTION): redirects, every
+address a name has, and any answer a DNS server changes in between included.
 """
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ import functools
 import ipaddress
 import socket
 from collections.abc import Iterable
-from typing import Any
 
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.resolver import ThreadedResolver
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
@@ -30,8 +27,8 @@ ALLOWED_SCHEMES = frozenset({"http", "https"})
 class Refused(Exception):
     """The checker will not fetch this URL for safety reasons.
 
-    Deliberately not an OSError: aiohttp wraps OSErrors from a resolver as DNS
-    failures, and a refusal must never be mistaken for a broken link.
+    Deliberately not an OSError: a refusal must never be mistaken for a failed
+    lookup or connection, that is for a broken link.
     """
 
 
@@ -208,38 +205,10 @@ def check_scheme(scheme: str) -> None:
 
 
 def check_host_literal(host: str, allow: tuple[IPNetwork, ...] | None = None) -> None:
-    """Vet an IP-literal host before aiohttp connects to it without resolving."""
+    """Vet an IP-literal host before a request to it (no lookup is made for it)."""
     ip = literal_address(host)
     if ip is not None:
         check_address(ip, allow)
-
-
-class _SocketModuleLookups:
-    """getaddrinfo/getnameinfo from the socket module, in the loop's default executor.
-
-    What asyncio's own event loop does. uvloop's loop resolves inside libuv
-    instead, out of reach of anything that wraps socket.getaddrinfo, such as
-    the tests' network fence; this keeps every lookup on the one documented path.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-
-    async def getaddrinfo(
-        self,
-        host: str,
-        port: int,
-        *,
-        family: int = 0,
-        type: int = 0,
-        proto: int = 0,
-        flags: int = 0,
-    ) -> list[Any]:
-        lookup = functools.partial(socket.getaddrinfo, host, port, family, type, proto, flags)
-        return await self._loop.run_in_executor(None, lookup)
-
-    async def getnameinfo(self, sockaddr: tuple[Any, ...], flags: int = 0) -> tuple[str, str]:
-        return await self._loop.run_in_executor(None, socket.getnameinfo, sockaddr, flags)
 
 
 # RFC 6761: localhost and every name under it are this machine, whatever DNS says.
@@ -280,69 +249,70 @@ def legacy_ipv4(host: str) -> ipaddress.IPv4Address | None:
         return None
 
 
-def _results(
-    host: str, port: int, family: socket.AddressFamily, addresses: Iterable[IPAddress]
-) -> list[ResolveResult]:
-    """Addresses the guard chose itself, in the form aiohttp's resolvers answer."""
-    families = {4: socket.AF_INET, 6: socket.AF_INET6}
-    return [
-        ResolveResult(
-            hostname=host,
-            host=str(address),
-            port=port,
-            family=families[address.version],
-            proto=0,
-            flags=socket.AI_NUMERICHOST,
-        )
-        for address in addresses
-        if family in (socket.AF_UNSPEC, families[address.version])
-    ]
-
-
-class GuardedResolver(AbstractResolver):
-    """Resolves names and returns only addresses the guard allows.
+class Resolver:
+    """Resolves names to the addresses the guard allows, and only those.
 
     If every address of a name is refused, raises Refused (the connection is
     never attempted). Some refused and some allowed: only the allowed ones are
-    returned, so the connector can only ever use a vetted address.
+    returned, and the transport connects to exactly those (`transport.pin`),
+    so a DNS answer that changes between this check and the connection cannot
+    slip through; every socket is vetted again when it is opened anyway.
 
     Some hosts never reach the system resolver: localhost in any spelling is the
     loopback addresses (RFC 6761), a number in an old IPv4 spelling is that
-    address, and local-network names are refused outright.
+    address, and local-network names are refused outright. The others are looked
+    up with `socket.getaddrinfo` in the loop's default executor (as asyncio's
+    own loop does; uvloop's and libcurl's resolvers would bypass the socket
+    module, and with it anything that wraps it, such as the tests' network
+    fence). Vetted answers are kept `ttl` seconds, so a host's name is not looked
+    up once per URL; failures are not kept.
     """
 
-    def __init__(self, allow: tuple[IPNetwork, ...] | None = None) -> None:
-        lookups = _SocketModuleLookups(asyncio.get_running_loop())
-        self._inner = ThreadedResolver(lookups)  # type: ignore[arg-type]
+    def __init__(self, allow: tuple[IPNetwork, ...] | None = None, ttl: float = 60.0) -> None:
         self._allow = allowed_networks() if allow is None else allow
+        self._ttl = ttl
+        self._cache: dict[tuple[str, int], tuple[float, tuple[str, ...]]] = {}
 
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
+    async def resolve(self, host: str, port: int) -> tuple[str, ...]:
+        """The vetted addresses of `host` (a name, not an IP literal), as text."""
+        loop = asyncio.get_running_loop()
+        key = (host, port)
+        kept = self._cache.get(key)
+        if kept is not None and kept[0] > loop.time():
+            return kept[1]
         check_host_name(host)
         if f".{host.rstrip('.').lower()}".endswith(NONEXISTENT_SUFFIXES):
             raise socket.gaierror(socket.EAI_NONAME, f"{host}: Name or service not known")
         legacy = legacy_ipv4(host)
         if loopback_name(host):
-            loopback = [ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")]
-            results = _results(host, port, family, loopback)
+            found = ["127.0.0.1", "::1"]
         elif legacy is not None:
-            results = _results(host, port, family, [legacy])
+            found = [str(legacy)]
         else:
-            results = await self._inner.resolve(host, port, family)
-        vetted: list[ResolveResult] = []
+            lookup = functools.partial(
+                socket.getaddrinfo, host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+            )
+            infos = await loop.run_in_executor(None, lookup)
+            found = [str(info[4][0]).split("%", 1)[0] for info in infos]
+        vetted: list[str] = []
         refusals: list[str] = []
-        for result in results:
+        for address in dict.fromkeys(found):
             try:
-                check_address(result["host"], self._allow)
+                check_address(address, self._allow)
             except Refused as exc:
                 refusals.append(str(exc))
             else:
-                vetted.append(result)
+                vetted.append(address)
         if not vetted:
             reason = refusals[0] if refusals else "no addresses"
             raise Refused(f"{host} resolves only to refused addresses ({reason})")
-        return vetted
+        if len(self._cache) >= _MAX_KEPT:
+            now = loop.time()
+            self._cache = {k: v for k, v in self._cache.items() if v[0] > now}
+        answer = tuple(vetted)
+        self._cache[key] = (loop.time() + self._ttl, answer)
+        return answer
 
-    async def close(self) -> None:
-        await self._inner.close()
+
+# Names whose vetted answers a Resolver keeps before it drops the expired ones.
+_MAX_KEPT = 10_000

@@ -120,3 +120,31 @@ def test_the_document_stores_what_the_editor_wrote_not_the_sentence_made_from_it
     derived = [d for d in doc.all_disclosures() if d.derived]
     assert derived and all(d.text == "" and d.at is None for d in derived)
     assert "intro at" not in json.dumps(entry.live_version.data)
+
+
+def test_building_many_entries_gives_each_its_own_document(demo):
+    entries = list(Entry.objects.order_by("pk"))
+    together = document.build_many(entries)
+    assert list(together) == [e.pk for e in entries]
+    for entry in entries:
+        alone = document.build(entry)
+        assert together[entry.pk] == alone
+        # Nothing another entry names leaks into this one's facts.
+        assert {e.id for e in alone.episodes} == {r.episode for r in alone.references} | {
+            q.episode for q in alone.quotes
+        } | {d.episode for d in alone.all_disclosures() if d.episode}
+    assert len({d.model_dump_json() for d in together.values()}) == len(entries)
+
+
+def test_a_version_saved_in_a_batch_is_indexed_by_what_its_document_names(demo):
+    entries = list(Entry.objects.order_by("pk"))
+    versions = publishing.save_versions([(e, None) for e in entries])
+    for version in versions:
+        named = document.referenced(document.load(version.data))
+        assert set(version.episodes.values_list("pk", flat=True)) == named.episodes
+        assert set(version.people.values_list("pk", flat=True)) == named.people
+        assert set(version.organisations.values_list("pk", flat=True)) == named.organisations
+        assert set(version.sources.values_list("pk", flat=True)) == named.sources
+        assert set(version.tags.values_list("pk", flat=True)) == named.tags
+        assert set(version.see_also_targets.values_list("pk", flat=True)) == named.see_also
+    assert any(document.referenced(document.load(v.data)).people for v in versions)

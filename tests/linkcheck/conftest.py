@@ -3,7 +3,9 @@
 The fence is autouse: any attempt in this process to connect to (or resolve a
 name that could lead to) a non-loopback address fails the test, and the
 attempt itself is stopped before a packet leaves. It guards the tests even if
-the SSRF guard under test were broken.
+the SSRF guard under test were broken. libcurl connects its sockets in C, so
+for the checker's transport the fence wraps `transport.new_socket`, where every
+one of its connections gets its socket, with the address it is for.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connections
 
+from editorial.linkcheck import transport
 from tests.linkcheck.server import LocalSite
 
 
@@ -40,6 +43,7 @@ def network_fence(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     real_connect_ex = socket.socket.connect_ex
     real_sendto = socket.socket.sendto
     real_getaddrinfo = socket.getaddrinfo
+    real_new_socket = transport.new_socket
 
     def fence(address: Any, what: str) -> None:
         if isinstance(address, tuple) and not _is_loopback(address[0]):
@@ -57,6 +61,10 @@ def network_fence(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     def sendto(self: socket.socket, data: bytes, *args: Any) -> int:
         fence(args[-1], "sendto")
         return real_sendto(self, data, *args)
+
+    def new_socket(family: int, socktype: int, protocol: int, address: Any) -> Any:
+        fence(address, "libcurl connect")
+        return real_new_socket(family, socktype, protocol, address)
 
     def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
         name = host.decode() if isinstance(host, bytes) else host
@@ -78,6 +86,7 @@ def network_fence(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
     monkeypatch.setattr(socket.socket, "sendto", sendto)
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(transport, "new_socket", new_socket)
     yield attempts
     if attempts:
         pytest.fail(f"the test tried to leave loopback: {attempts}")

@@ -7,6 +7,7 @@ it receives, so tests can prove that a refused URL never reached it.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import ssl
 import threading
 from collections import Counter, defaultdict
@@ -254,7 +255,16 @@ class LocalSite:
         app.router.add_route("*", "/download", self.download)
         app.router.add_route("*", "/page.pdf", self.html_at_pdf_path)
         app.router.add_route("*", "/refuses-head.pdf", self.pdf_refusing_head)
+        app.router.add_route("*", "/gzip", self.gzipped)
         return app
+
+    async def gzipped(self, request: web.Request) -> web.Response:
+        """The page gzip-compressed, for a client that says it can read that."""
+        if "gzip" not in request.headers.get("Accept-Encoding", ""):
+            return web.Response(text=page("Sent as it is."), content_type="text/html")
+        body = gzip.compress(page("Sent compressed.").encode())
+        headers = {"Content-Encoding": "gzip", "Content-Type": "text/html; charset=utf-8"}
+        return web.Response(body=body, headers=headers)
 
     async def not_found_page(self, request: web.Request) -> web.Response:
         return web.Response(text=page("Sorry, no such page."), content_type="text/html")

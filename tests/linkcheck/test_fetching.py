@@ -188,3 +188,31 @@ def test_an_end_tag_inside_a_script_does_not_end_the_text() -> None:
         b"<main><p>Real text.</p></main><footer>f</footer></body></html>"
     )
     assert _end_found_feeding(body, 10) == body.index(b"</main><footer>") + len(b"</main>")
+
+
+def test_a_compressed_page_is_read_and_fingerprinted_as_its_words(server: LocalSite) -> None:
+    result = check_one(server.url("/gzip"))
+    assert result.outcome is Outcome.OK
+    assert result.fingerprint == fingerprint(page("Sent compressed."))
+    assert result.bytes_read == len(page("Sent compressed.").encode())  # decoded bytes
+    assert server.requests == [("GET", "/gzip")]
+
+
+def test_pages_read_to_their_end_leave_the_connection_for_the_next_request(
+    server: LocalSite, settings
+) -> None:
+    settings.LINKCHECK_PER_HOST_CONCURRENCY = 1  # one after the other
+    results = check(*(server.url(f"/ok?n={i}") for i in range(3)))
+    assert {r.outcome for r in results} == {Outcome.OK}
+    assert len(set(server.peers)) == 1  # one client address and port: one connection
+
+
+@pytest.mark.usefixtures("full_cap")
+def test_a_body_left_unread_costs_its_connection_and_the_next_request_opens_another(
+    server: LocalSite, settings
+) -> None:
+    settings.LINKCHECK_PER_HOST_CONCURRENCY = 1
+    results = check(server.url("/download"), server.url("/ok"))
+    assert [r.outcome for r in results] == [Outcome.OK, Outcome.OK]
+    assert server.hung_up["/download"].wait(10)
+    assert len(set(server.peers)) == 2

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from editorial.linkcheck import guard, transport
 from editorial.linkcheck.classify import Outcome
 from tests.linkcheck.helpers import check, check_one
 from tests.linkcheck.server import LocalSite
@@ -187,3 +188,52 @@ def test_names_are_looked_up_through_the_socket_module_on_the_checkers_event_loo
     result = check_one(f"http://checker.test:{server.port}/ok")
     assert result.outcome is Outcome.OK
     assert "checker.test" in looked_up
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_a_socket_is_vetted_on_the_address_it_connects_to_whatever_the_lookup_said(
+    server: LocalSite, monkeypatch: pytest.MonkeyPatch, network_fence: list[str]
+) -> None:
+    # DNS rebinding, or any bug between the lookup and the connection: the name's
+    # vetted answer is swapped for a refused address. The transport's socket-level
+    # check (libcurl's OPENSOCKETFUNCTION) still refuses it, and nothing is sent.
+    async def rebound(self: guard.Resolver, host: str, port: int) -> tuple[str, ...]:
+        return ("127.0.0.2",)
+
+    monkeypatch.setattr(guard.Resolver, "resolve", rebound)
+    result = check_one(f"http://rebinding.test:{server.port}/ok")
+    assert result.outcome is Outcome.REFUSED
+    assert "127.0.0.2" in result.error
+    assert server.requests == []
+    assert network_fence == []
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_a_lookups_answer_is_the_only_address_the_transport_may_use_for_the_name(
+    server: LocalSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The name exists only for the guard's resolver; libcurl looking it up itself
+    # (through the system resolver, out of the guard's sight) would find nothing.
+    looked_up: list[str] = []
+
+    async def answering(self: guard.Resolver, host: str, port: int) -> tuple[str, ...]:
+        looked_up.append(host)
+        return ("127.0.0.1",)
+
+    monkeypatch.setattr(guard.Resolver, "resolve", answering)
+    results = check(*(f"http://pinned.test:{server.port}/ok?n={i}" for i in range(3)))
+    assert [r.outcome for r in results] == [Outcome.OK] * 3
+    assert looked_up == ["pinned.test"] * 3
+    assert [peer[0] for peer in server.peers] == ["127.0.0.1"] * 3  # type: ignore[index]
+
+
+def test_the_fence_stands_where_the_transport_makes_its_sockets(
+    network_fence: list[str],
+) -> None:
+    # libcurl connects in C, past the socket module the fence patches; the fence
+    # must sit on the seam where every transport socket is made. Only a socket is
+    # asked for here, never connected: even a broken fence would send nothing.
+    with pytest.raises(ConnectionRefusedError):
+        transport.new_socket(socket.AF_INET, socket.SOCK_STREAM, 0, ("192.0.2.10", 80))
+    assert network_fence == ["libcurl connect to ('192.0.2.10', 80)"]
+    network_fence.clear()  # seen and stopped: what the fence is for

@@ -93,13 +93,23 @@ def test_a_large_due_claim_is_claimed_and_queued_a_part_at_a_time(
     make_source, settings, monkeypatch, django_capture_on_commit_callbacks
 ) -> None:
     settings.LINKCHECK_BATCH_SIZE = 2
-    monkeypatch.setattr(service, "CLAIM_PART_BATCHES", 2)  # parts of 4 sources
+    monkeypatch.setattr(service, "CLAIM_PART_BATCHES", 2)  # 2 sources, then parts of 4
     sources = [make_source(url=f"http://127.0.0.1:1/p{i}") for i in range(9)]
     queued: list[list[int]] = []
     monkeypatch.setattr(tasks.check_sources, "delay", lambda ids, lease: queued.append(ids))
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         result = tasks.check_due_sources()
     assert result["claimed"] == 9
-    assert len(callbacks) == 5  # batches of 2, 2 | 2, 2 | 1, each part's after its commit
+    # Parts of one batch, then of two: 2 | 2, 2 | 2, 1, each part's batches queued after
+    # its commit.
+    assert len(callbacks) == 5
+    assert [len(batch) for batch in queued] == [2, 2, 2, 2, 1]
     assert sorted(pk for batch in queued for pk in batch) == sorted(s.pk for s in sources)
     assert tasks.check_due_sources()["claimed"] == 0  # all of them claimed once
+
+
+def test_a_due_claim_comes_in_a_first_part_of_one_batch_then_parts_of_several(settings) -> None:
+    settings.LINKCHECK_BATCH_SIZE = 200
+    assert list(service.claim_parts(5000)) == [200, 2000, 2000, 800]
+    assert list(service.claim_parts(150)) == [150]
+    assert list(service.claim_parts(0)) == []

@@ -70,12 +70,13 @@ def test_a_second_runner_waits_on_the_row_and_then_skips_it(
     inside, release = threading.Event(), threading.Event()
 
     def hold_first_runner(sender: Any, **kwargs: Any) -> None:
-        # Runs inside runner "a"'s transaction, after its claim and publish.
+        # Runs inside runner "a"'s transaction, after its claim, as its publish makes the
+        # entry live.
         if threading.current_thread().name == "a":
             inside.set()
             release.wait(15)
 
-    post_save.connect(hold_first_runner, sender=WorkflowEvent, weak=False)
+    post_save.connect(hold_first_runner, sender=Entry, weak=False)
     results: dict[str, Any] = {}
     try:
         a = _in_thread("a", results, lambda: scheduling.run_one(row.pk, now=DUE_UTC))
@@ -89,7 +90,7 @@ def test_a_second_runner_waits_on_the_row_and_then_skips_it(
         b.join(15)
     finally:
         release.set()
-        post_save.disconnect(hold_first_runner, sender=WorkflowEvent)
+        post_save.disconnect(hold_first_runner, sender=Entry)
     assert results == {"a": "done", "b": "skipped"}
     assert WorkflowEvent.objects.filter(action=WorkflowEvent.Action.PUBLISH).count() == 1
     assert (
