@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime
 import io
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -43,17 +44,35 @@ from glossary.timestamps import format_timestamp, iso_duration
 
 def render_live(version: EntryVersion, entry: Entry, doc: EntryDocument, facts: Facts) -> None:
     """Render the list rows of `version`, the live version of `entry`, into its listing."""
-    rows, parts = render(doc, facts, entry)
-    if not Listing.objects.filter(pk=version.pk).update(**rows):
+    render_many([(version, entry, doc, facts)])
+
+
+def render_many(items: Sequence[tuple[EntryVersion, Entry, EntryDocument, Facts]]) -> None:
+    """`render_live` for the pages of a batch, rendered together: a few statements whatever
+    the number of versions."""
+    if not items:
+        return
+    rendered = [(version, *render(doc, facts, entry)) for version, entry, doc, facts in items]
+    rows = [Listing(pk=version.pk, **row) for version, row, _ in rendered]
+    if Listing.objects.bulk_update(rows, list(_ROWS)) < len(rows):
         # Live since before the listing existed (a database migrated but not yet
-        # re-rendered): list it now, in this transaction, like any version going live.
-        search.index_live(version)
-        Listing.objects.filter(pk=version.pk).update(**rows)
+        # re-rendered): list them now, in this transaction, like any version going live.
+        listed = set(
+            Listing.objects.filter(pk__in=[row.pk for row in rows]).values_list("pk", flat=True)
+        )
+        missing = [version for version, *_ in rendered if version.pk not in listed]
+        for version in missing:
+            search.index_live(version)
+        Listing.objects.bulk_update([row for row in rows if row.pk not in listed], list(_ROWS))
     listing.write_names(
-        version.pk,
-        doc,
-        {key: json.dumps(part, ensure_ascii=False) for key, part in parts.items()},
+        [
+            (version.pk, doc, {k: json.dumps(v, ensure_ascii=False) for k, v in parts.items()})
+            for (version, _, parts), (_, _, doc, _) in zip(rendered, items, strict=True)
+        ]
     )
+
+
+_ROWS = ("row_html", "feed_entry", "sitemap_url", "api_row")
 
 
 def render(

@@ -137,26 +137,33 @@ def unindex(version: EntryVersion) -> bool:
     return True
 
 
-def write_names(version_id: int, doc: EntryDocument, parts: dict[tuple[str, int], str]) -> None:
-    """The version's ListingName rows, each with what its object's page shows (`parts`, JSON):
-    one statement that writes them the first time and rewrites them after."""
-    initial, sort_key = a_to_z(doc.term)
-    rows = named(doc)
-    if not rows:
-        return
+# Rows per statement when names are written: well under SQLite's limit on parameters.
+_NAMES_PER_STATEMENT = 500
+
+
+def write_names(
+    items: Sequence[tuple[int, EntryDocument, dict[tuple[str, int], str]]],
+) -> None:
+    """The ListingName rows of these versions (id, document, parts), each with what its
+    object's page shows (`parts`, JSON): statements that write them the first time and
+    rewrite them after, a few hundred rows each, whatever the number of versions."""
+    rows: list[list[Any]] = []
+    for version_id, doc, parts in items:
+        initial, sort_key = a_to_z(doc.term)
+        for kind, object_id in named(doc):
+            part = parts.get((kind, object_id), "")
+            rows.append([version_id, kind, object_id, initial, sort_key, doc.term, part])
     table = ListingName._meta.db_table
-    values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
-    params: list[Any] = []
-    for kind, object_id in rows:
-        params += [version_id, kind, object_id, initial, sort_key, doc.term]
-        params.append(parts.get((kind, object_id), ""))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (listing_id, kind, object_id, initial, sort_key, term, part) "  # noqa: S608
-            f"VALUES {values} ON CONFLICT (listing_id, kind, object_id) "
-            "DO UPDATE SET part = excluded.part",
-            params,
-        )
+    for start in range(0, len(rows), _NAMES_PER_STATEMENT):
+        chunk = rows[start : start + _NAMES_PER_STATEMENT]
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {table} (listing_id, kind, object_id, initial, sort_key, term, "  # noqa: S608
+                f"part) VALUES {values} ON CONFLICT (listing_id, kind, object_id) "
+                "DO UPDATE SET part = excluded.part",
+                [value for row in chunk for value in row],
+            )
 
 
 def clear() -> None:

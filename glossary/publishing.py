@@ -286,7 +286,7 @@ def _render_many(items: Sequence[tuple[EntryVersion, Entry, document.EntryDocume
             correction_note=version.correction_note,
         )
         version.save(update_fields=["rendered_html", "api_json"])
-        list_rows.render_live(version, entry, doc, facts)
+    list_rows.render_many([(v, e, d, f) for (v, e, d), f in zip(items, approved, strict=True)])
 
 
 def bump_generation() -> None:
