@@ -1,6 +1,7 @@
 """What each public list shows of a live version, rendered with its page.
 
-`render_live` is called by `glossary.publishing.render_live`, so every path that
+`render_many` is called where glossary.publishing renders live pages (`render_live`
+and its batches), so every path that
 renders a live page again (its publish, a correction to a person or episode it
 shows, a see-also target that changed, `manage.py rerender`) renders these too,
 from the same published document and approved facts (glossary.records), never

@@ -637,7 +637,7 @@ class Listing(models.Model):
     A row exists while its version is live: created when the version goes live
     (glossary.listing, with the search index), deleted when it is withdrawn or
     replaced. Its parts are rendered with the version's page (glossary.list_rows,
-    from `publishing.render_live`), from the published document and the public
+    where publishing renders live pages), from the published document and the public
     records, never from the working copy. Readers still reach a row only joined
     to a live version (glossary.selectors), so a row is never what decides
     visibility.
