@@ -1,9 +1,9 @@
 """What each public list shows of a live version, rendered with its page.
 
-`render_many` is called where glossary.publishing renders live pages (`render_live`
-and its batches), so every path that
-renders a live page again (its publish, a correction to a person or episode it
-shows, a see-also target that changed, `manage.py rerender`) renders these too,
+`render_many` is called where glossary.publishing renders live pages
+(`render_live` and its batches), so every path that renders a live page again
+(its publish, a correction to a person or episode it shows, a see-also target
+that changed, `manage.py rerender`) renders these too,
 from the same published document and approved facts (glossary.records), never
 from the working copy. They are written to the version's `Listing` row
 (glossary.listing), which exists while the version is live; list pages join them
