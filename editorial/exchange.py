@@ -130,6 +130,9 @@ NOT_EXPORTED = {
     "editorial.ShareLink": "preview links are signed with the old site's SECRET_KEY; share again",
     "editorial.QuoteCheckRun": "a bulk check's progress; start a new run after importing",
     "editorial.Notification": "emails waiting or sent on the old site",
+    "glossary.Listing": "the public lists' rows, rendered again from the live versions on import",
+    "glossary.ListingName": "rebuilt with the listing on import",
+    "glossary.ListingCount": "recounted with the listing on import",
 }
 
 USER_FIELDS = [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -36,13 +37,14 @@ from glossary.document import EntryDocument, Facts
 from glossary.entry_page import disclosure_parts
 from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
-from glossary.models import PublicRecord
+from glossary.models import ListingCount, PublicRecord
+from glossary.pagination import num_pages
 from glossary.paths import absolute, path_for
 from glossary.search import MAX_QUERY_LENGTH, Results, control_character, results
 from glossary.throttle import limited
 
 MAX_PAGE_SIZE = 100
-API_VERSION = "1.1.0"
+API_VERSION = "1.2.0"  # 1.2: search pages say whether their count is exact (count_exact)
 
 DisclosureKind = Literal["sponsorship", "commercial_interest", "partnership", "other"]
 SourceStatus = Literal["live", "dead", "unfit", "usurped"]
@@ -252,6 +254,10 @@ class EntryPage(Page):
 
 
 class SearchPage(Page):
+    count_exact: bool = Field(
+        description="False when more entries match than are counted (`count` is then the "
+        "count's limit, 100); every page can still be read, following `next`."
+    )
     results: list[SearchHit]
 
 
@@ -292,6 +298,12 @@ def _entry_summary(term: str, slug: str, summary: str) -> EntrySummary:
         url=absolute(path_for("glossary:entry", slug)),
         api_url=absolute(path_for("glossary:api-entry", slug)),
     )
+
+
+def entry_summary_json(term: str, slug: str, summary: str) -> str:
+    """An entry as the API's lists show it, as JSON text (rendered at publish by
+    glossary.list_rows, so a list joins rows instead of validating each)."""
+    return _entry_summary(term, slug, summary).model_dump_json()
 
 
 def _episode_ref(facts: Facts, episode_id: int) -> EpisodeRef:
@@ -560,9 +572,50 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
     summary="Published entries, A to Z",
 )
 @decorate_view(public_page(reads=PAGING), LIMIT)
-def entries(request: HttpRequest, paging: Query[Paging]) -> dict[str, Any]:
-    rows = selectors.live_versions().order_by("term").values_list("term", "slug", "summary")
-    return _paginate(request, paging, rows, lambda r: _entry_summary(*r))
+def entries(request: HttpRequest, paging: Query[Paging]) -> HttpResponse:
+    # Each item rendered at publish (glossary.list_rows) and read a page at a time from the
+    # live listing's A–Z index, counted from the kept total: nothing validated per request.
+    total = selectors.listing_count(ListingCount.TOTAL, 0)
+    pages = num_pages(total, paging.page_size)
+    if paging.page > pages:
+        raise ApiError(404, f"There is no page {paging.page}; the last page is {pages}.")
+    rows = selectors.listed_a_to_z(
+        "l.api_row",
+        offset=(paging.page - 1) * paging.page_size,
+        limit=paging.page_size,
+        known=total,
+    )
+    return _page_answer(
+        request, paging, total, [row for (row,) in rows], has_next=paging.page < pages
+    )
+
+
+def _page_answer(
+    request: HttpRequest,
+    paging: Paging,
+    count: int,
+    results: list[str],
+    *,
+    has_next: bool,
+    **extra: Any,
+) -> HttpResponse:
+    """A page of a list, `results` already JSON, with the envelope every list answers with."""
+
+    def link(n: int) -> str:
+        query = request.GET.copy()
+        query["page"] = str(n)
+        return absolute(f"{request.path}?{query.urlencode()}")
+
+    head = {
+        "count": count,
+        **extra,
+        "page": paging.page,
+        "page_size": paging.page_size,
+        "next": link(paging.page + 1) if has_next else None,
+        "previous": link(paging.page - 1) if paging.page > 1 else None,
+    }
+    body = json.dumps(head)[:-1] + ', "results": [' + ", ".join(results) + "]}"
+    return HttpResponse(body, content_type="application/json")
 
 
 @api.get(
@@ -784,17 +837,30 @@ def _query_problem(raw: str) -> str:
     summary="Search published entries; term and alias matches first",
 )
 @decorate_view(public_page(reads=("q", *PAGING)), LIMIT)
-def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> dict[str, Any]:
+def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> HttpResponse:
     q = query.q.strip()
     if not q or control_character(q) is not None:  # QUERY_PATTERN already refused both
         raise ApiError(400, _query_problem(query.q))
-    return _paginate(
+    found = results(q)
+    start = (query.page - 1) * query.page_size
+    # One more than the page: is there a next one? (The total is counted up to a limit.)
+    hits = found[start : start + query.page_size + 1]
+    if query.page > 1 and not hits:
+        raise ApiError(404, f"There is no page {query.page} of results for this search.")
+    has_next = len(hits) > query.page_size
+    hits = hits[: query.page_size]
+    if query.page == 1 and not has_next:
+        count, exact = len(hits), True
+    else:
+        count, exact = found.count(), found.count_exact
+    fuzzy = ', "fuzzy": true}' if found.fuzzy else ', "fuzzy": false}'
+    return _page_answer(
         request,
         query,
-        results(q),
-        lambda h: SearchHit(
-            **_entry_summary(h.term, h.slug, h.summary).model_dump(), fuzzy=h.fuzzy
-        ),
+        count,
+        [hit.api_row[:-1] + fuzzy for hit in hits],
+        has_next=has_next,
+        count_exact=exact,
     )
 
 

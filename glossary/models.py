@@ -500,17 +500,8 @@ class EntryVersion(models.Model):
     )
     search_names = models.TextField(
         blank=True,
-        help_text="The term and its aliases, one a line: what a misspelt search is matched "
-        "against (a trigram index on PostgreSQL).",
-    )
-    # Filled when the version goes live (glossary.search.index_live) on PostgreSQL, with
-    # a GIN index; SQLite keeps its full-text index in FTS5 tables instead. Both indexes
-    # are made by migration 0008 for their own database only, so they are not in Meta.
-    search_vector = SearchVectorField(
-        null=True,
-        blank=True,
-        editable=False,
-        help_text="The live version's words, weighted: term and aliases, summary, body, quotes.",
+        help_text="The term and its aliases, one a line (search matches misspellings "
+        "against the live listing's copy, Listing.names).",
     )
     rendered_html = models.TextField(
         blank=True, help_text="The whole public page's content, rendered when published."
@@ -607,6 +598,9 @@ class PublicRecord(models.Model):
             models.Index(fields=["kind", "slug"], name="publicrecord_address_idx"),
             # Public lists page through one kind in order.
             models.Index(fields=["kind", "sort_key"], name="publicrecord_list_idx"),
+            # A person's or organisation's first episodes in list order: each linked
+            # episode's place read from the index alone, not from its whole record.
+            models.Index(fields=["id", "kind", "sort_key"], name="publicrecord_place_idx"),
         ]
 
     def __str__(self) -> str:
@@ -635,6 +629,113 @@ class PublicRecordLink(models.Model):
 
     def __str__(self) -> str:
         return f"{self.record} names {self.kind} {self.object_id}"
+
+
+class Listing(models.Model):
+    """What the public lists show of one live version, kept so a list page reads an index.
+
+    A row exists while its version is live: created when the version goes live
+    (glossary.listing, with the search index), deleted when it is withdrawn or
+    replaced. Its parts are rendered with the version's page (glossary.list_rows,
+    where publishing renders live pages), from the published document and the public
+    records, never from the working copy. Readers still reach a row only joined
+    to a live version (glossary.selectors), so a row is never what decides
+    visibility.
+    """
+
+    version = models.OneToOneField(
+        EntryVersion, on_delete=models.CASCADE, primary_key=True, related_name="listing"
+    )
+    # A–Z order as the index shows it: "#" (digits and symbols) first, then A to Z,
+    # each case-insensitive.
+    initial = models.PositiveSmallIntegerField(help_text="0 for “#”, 1–26 for A–Z.")
+    sort_key = models.CharField(max_length=200, help_text="The term in lowercase.")
+    term = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200)
+    names = models.TextField(help_text="The term and its aliases, one a line.")
+    row_html = models.TextField(blank=True, help_text="Its row in the A–Z index, a tag, search.")
+    feed_entry = models.TextField(blank=True, help_text="Its Atom <entry>.")
+    sitemap_url = models.TextField(blank=True, help_text="Its sitemap <url>.")
+    api_row = models.TextField(blank=True, help_text="Its item in the API's entry list (JSON).")
+    # PostgreSQL's search index (glossary.search), each vector with a GIN index that
+    # migration 0016 makes on PostgreSQL only. Cumulative by weight, so "every word is in
+    # the summary or above" is one indexed condition: A term and aliases, B summary,
+    # C body and episode references, D quotes.
+    words_a = SearchVectorField(null=True, editable=False)
+    words_ab = SearchVectorField(null=True, editable=False)
+    words_abc = SearchVectorField(null=True, editable=False)
+    words_abcd = SearchVectorField(null=True, editable=False)
+
+    class Meta:
+        indexes = [
+            # The A–Z index, a letter's page, the sitemap, the API's entry list and each
+            # tier of search read a page in this order from here, never sorting every entry.
+            models.Index(
+                fields=["initial", "sort_key", "term", "version"], name="listing_a_to_z_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"listing of {self.term}"
+
+
+class ListingName(models.Model):
+    """A person, episode, organisation or tag a listed version names, in A–Z order.
+
+    So the page of an object reads one page of the entries naming it from an index
+    (kind, object, A–Z), however many entries name it, each with what that page shows of
+    it (`part`, rendered with the version's page).
+    """
+
+    # The key (listing, kind, object) is the table's only unique index: no id to keep.
+    pk = models.CompositePrimaryKey("listing_id", "kind", "object_id")
+    listing = models.ForeignKey(
+        Listing, on_delete=models.CASCADE, related_name="names_of", db_index=False
+    )
+    kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
+    object_id = models.PositiveBigIntegerField()
+    initial = models.PositiveSmallIntegerField()
+    sort_key = models.CharField(max_length=200)
+    term = models.CharField(max_length=200)
+    part = models.TextField(
+        blank=True,
+        help_text="What the object's page shows of the version (JSON; glossary.list_rows): "
+        "a person's quotes, an episode's moments, an organisation's disclosures.",
+    )
+
+    class Meta:
+        indexes = [
+            # A person's, episode's, organisation's or tag's entries, a page at a time.
+            models.Index(
+                fields=["kind", "object_id", "initial", "sort_key", "term", "listing"],
+                name="listingname_object_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term} names {self.kind} {self.object_id}"
+
+
+class ListingCount(models.Model):
+    """How many listed versions start with a letter, or name an object: kept, not counted.
+
+    Counting the entries of a letter or of a host named by every entry would read
+    them all on every request; these change by one as a version is listed or
+    withdrawn (glossary.listing).
+    """
+
+    TOTAL = "total"
+    LETTER = "letter"
+
+    pk = models.CompositePrimaryKey("kind", "object_id")
+    kind = models.CharField(
+        max_length=12, help_text="“total”, “letter” or the kind of a public record."
+    )
+    object_id = models.PositiveBigIntegerField(help_text="0, the letter (0–26) or the object.")
+    live = models.IntegerField(default=0, help_text="How many listed versions.")
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.object_id}: {self.live}"
 
 
 class SiteGeneration(models.Model):

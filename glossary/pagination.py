@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
 from django.http import Http404, HttpRequest
+from django.utils.html import escape
 
 # Parameters a paginated public page reads (glossary.cache keys pages on these only).
 PAGE_PARAM = "page"
@@ -52,3 +53,56 @@ def pager(request: HttpRequest, page: Page[Any], keep: Sequence[str] = ()) -> di
         "previous": page_link(request, page.number - 1, keep) if page.has_previous() else "",
         "next": page_link(request, page.number + 1, keep) if page.has_next() else "",
     }
+
+
+def page_number(request: HttpRequest, num_pages: int | None = None) -> int:
+    """The page `?page=` names (1 without one); 404 for one that is not a page here.
+
+    With `num_pages` unknown (a list counted only so far), any page from 1 is one;
+    the caller answers 404 for a page past the end it finds empty.
+    """
+    raw = request.GET.get(PAGE_PARAM, "1")
+    try:
+        number = int(raw)
+    except ValueError:
+        number = 0
+    if number < 1 or (num_pages is not None and number > max(1, num_pages)):
+        last = f"1 to {max(1, num_pages)}" if num_pages is not None else "from 1"
+        raise Http404(f"There is no page {raw!r} here; pages run {last}.")
+    return number
+
+
+def num_pages(count: int, per_page: int) -> int:
+    """How many pages `count` items fill (one, empty, for none: Django's Paginator's rule)."""
+    return max(1, -(-count // per_page))
+
+
+def pager_html(
+    request: HttpRequest,
+    number: int,
+    pages: int | None,
+    keep: Sequence[str] = (),
+    *,
+    has_next: bool | None = None,
+) -> str:
+    """templates/glossary/_pager.html's markup, without the template engine.
+
+    `pages` None: the count is not known to the end (search past COUNT_LIMIT); the pager
+    then says "Page N" and `has_next` decides the next link.
+    """
+    following = number < pages if pages is not None else bool(has_next)
+    if pages is not None and pages <= 1:
+        return ""
+    previous = page_link(request, number - 1, keep) if number > 1 else ""
+    after = page_link(request, number + 1, keep) if following else ""
+    of = f" of {pages}" if pages is not None else ""
+    links = []
+    if previous:
+        links.append(f'<a href="{escape(previous)}" rel="prev">Previous page</a>')
+    if after:
+        links.append(f'<a href="{escape(after)}" rel="next">Next page</a>')
+    colon = ":" if links else ""
+    return (
+        '<nav class="pager" aria-label="Pages">\n'
+        f"  <p>Page {number}{of}{colon}\n  {' · '.join(links)}</p>\n</nav>"
+    )

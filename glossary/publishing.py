@@ -21,7 +21,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 
-from glossary import api, document, entry_page, records, search, selectors
+from glossary import api, document, entry_page, list_rows, records, search, selectors
 from glossary import cache as public_cache
 from glossary.document import Actor
 from glossary.jsonld import LiveLinks
@@ -240,7 +240,8 @@ def live_links(doc: document.EntryDocument) -> LiveLinks:
 
 
 def render_live(version: EntryVersion, entry: Entry) -> None:
-    """Render what readers get of `version`, the live version of `entry`: page and API answer.
+    """Render what readers get of `version`, the live version of `entry`: page, API answer
+    and its rows in the public lists (glossary.list_rows).
 
     The page names people, episodes and sources as their public records do
     (glossary.records): the approved facts, which a later publish may correct.
@@ -285,6 +286,7 @@ def _render_many(items: Sequence[tuple[EntryVersion, Entry, document.EntryDocume
             correction_note=version.correction_note,
         )
         version.save(update_fields=["rendered_html", "api_json"])
+    list_rows.render_many([(v, e, d, f) for (v, e, d), f in zip(items, approved, strict=True)])
 
 
 def bump_generation() -> None:

@@ -11,24 +11,30 @@ reads a fixed number of rows whatever the size of the glossary.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+import html
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import dateformat
 from django.views.decorators.http import require_safe
 
-from glossary import document, records, selectors
+from glossary import document, selectors
 from glossary.cache import public_page
-from glossary.document import EntryDocument, Facts
-from glossary.entry_page import Moment, disclosure_text
-from glossary.models import EntryVersion, PublicRecord
-from glossary.pagination import PAGE_PARAM, pager, paginate
+from glossary.entry_page import Moment
+from glossary.models import PublicRecord
+from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
 from glossary.paths import absolute, path_for
+from glossary.selectors import Record
+from glossary.shells import Shell
 from glossary.timestamps import format_timestamp, iso_duration
 
 Kind = PublicRecord.Kind
+# The standard library's escape, as Django's does it, without its lazy-string wrapper: the
+# same five characters, a fifth of the time (a page escapes a few hundred names).
+_escape = html.escape
 
 # Rows per page of the lists, and entries per page of an episode, person,
 # organisation or tag.
@@ -101,24 +107,6 @@ def _organisation(record: PublicRecord | None) -> Named | None:
     return Named(record.name, path_for("glossary:organisation", record.slug)) if record else None
 
 
-@dataclass
-class EntryPage:
-    """The live versions a page lists (a page of them), their documents and approved facts."""
-
-    versions: list[EntryVersion]
-    docs: list[EntryDocument]
-    facts: Facts
-    pager: dict[str, Any] = field(default_factory=dict)
-
-
-def _entries(request: HttpRequest, kind: str, object_id: int) -> EntryPage:
-    versions = selectors.live_versions_naming(kind, object_id).order_by("term")
-    page = paginate(request, versions.only("term", "slug", "summary", "data"), ENTRIES_PAGE_SIZE)
-    listed = list(page.object_list)
-    docs = [document.load(v.data) for v in listed]
-    return EntryPage(listed, docs, records.approved_facts_of(docs), pager(request, page))
-
-
 # --- Episodes -----------------------------------------------------------------------------
 
 
@@ -132,110 +120,6 @@ def episode_list(request: HttpRequest) -> HttpResponse:
         {"episodes": _episode_links(list(page.object_list)), "pager": pager(request, page)},
         title="Episodes",
         description="Episodes of the show that glossary entries draw on.",
-    )
-
-
-@dataclass(frozen=True)
-class Appearance:
-    person: Named | None
-    role: str
-    title: str
-    affiliation: Named | None
-
-
-def _moments(listed: EntryPage, episode_id: int) -> list[dict[str, Any]]:
-    """Every quote, reference and timed disclosure from the episode, in timestamp order."""
-    facts = listed.facts
-    moments: list[dict[str, Any]] = []
-    for version, doc in zip(listed.versions, listed.docs, strict=True):
-        link = {"term": version.term, "slug": version.slug}
-
-        def person(pk: int | None) -> document.Person | None:
-            return facts.people.get(pk) if pk is not None else None
-
-        for ref in doc.references:
-            if ref.episode == episode_id:
-                moments.append(
-                    {"kind": "reference", "at": ref.at, "text": ref.text}
-                    | {"speaker": person(ref.speaker), "entry": link}
-                )
-        for d in doc.all_disclosures():
-            if d.episode == episode_id and d.at is not None:
-                moments.append(
-                    {"kind": "disclosure", "at": d.at, "text": disclosure_text(facts, d)}
-                    | {"speaker": person(d.person), "entry": link}
-                )
-        for q in doc.quotes:
-            if q.episode == episode_id:
-                moments.append(
-                    {"kind": "quote", "at": q.start, "text": q.text, "speaker": person(q.speaker)}
-                    | {"affiliation": facts.affiliation(q.episode, q.speaker), "entry": link}
-                )
-    moments.sort(key=lambda m: (m["at"], m["entry"]["term"]))
-    episode = facts.episodes[episode_id]
-    style = facts.shows[episode.show].deep_link_style if episode.show in facts.shows else ""
-    for m in moments:
-        m["label"] = format_timestamp(m["at"])
-        m["iso"] = iso_duration(m["at"])
-        m["moment"] = Moment(episode.number, episode.listen_url, style, m["at"], episode.audio_url)
-        m["href"] = m["moment"].href
-    return moments
-
-
-@require_safe
-@public_page(reads=(PAGE_PARAM,))
-def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpResponse:
-    record = selectors.public_record(Kind.EPISODE, f"{show}/{season}/{number}")
-    if record is None:
-        raise Http404("No public episode at this address.")
-    episode = document.Episode.model_validate(record.data)
-    show_record = selectors.records_by_id(Kind.SHOW, [episode.show]).get(episode.show)
-    show_name = show_record.name if show_record else ""
-    style = show_record.data["deep_link_style"] if show_record else ""
-    orgs = selectors.records_by_id(
-        Kind.ORGANISATION,
-        [s.organisation for s in episode.sponsors]
-        + [a.affiliation for a in episode.appearances if a.affiliation],
-    )
-    people = selectors.records_by_id(Kind.PERSON, [a.person for a in episode.appearances])
-    sponsors = [
-        {
-            "organisation": _organisation(orgs.get(s.organisation)),
-            "read": Moment(episode.number, episode.listen_url, style, s.read_at, episode.audio_url)
-            if s.read_at is not None
-            else None,
-        }
-        for s in sorted(episode.sponsors, key=lambda s: (s.read_at is None, s.read_at or 0))
-    ]
-    appearances = [
-        Appearance(
-            person=_person(people.get(a.person)),
-            role=a.role,
-            title=a.title,
-            affiliation=_organisation(orgs.get(a.affiliation)) if a.affiliation else None,
-        )
-        for a in episode.appearances
-    ]
-    listed = _entries(request, Kind.EPISODE, record.object_id)
-    title = f"Episode {episode.number}: {episode.title}"
-    return _render(
-        request,
-        "glossary/episode.html",
-        {
-            "episode": episode,
-            "show_name": show_name,
-            "show_slug": show,
-            "sponsors": sponsors,
-            "appearances": appearances,
-            "entries": listed.versions,
-            "moments": _moments(listed, record.object_id),
-            "pager": listed.pager,
-            "duration": format_timestamp(episode.duration) if episode.duration else "",
-            "duration_iso": iso_duration(episode.duration) if episode.duration else "",
-        },
-        title=f"{title} — {show_name}",
-        description=f"{show_name}, season {episode.season}, episode {episode.number}: "
-        "the glossary entries, quotes and references drawn from it.",
     )
 
 
@@ -256,84 +140,6 @@ def person_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _episodes_naming(
-    kind: str, object_id: int
-) -> tuple[list[tuple[PublicRecord, document.Episode]], int]:
-    """The first EPISODES_SHOWN public episodes naming the object, in list order, and how many."""
-    naming = selectors.public_episodes_naming(kind, object_id)
-    shown = [
-        (record, document.Episode.model_validate(record.data)) for record in naming[:EPISODES_SHOWN]
-    ]
-    total = len(shown) if len(shown) < EPISODES_SHOWN else naming.count()
-    return shown, total
-
-
-@require_safe
-@public_page(reads=(PAGE_PARAM,))
-def person(request: HttpRequest, slug: str) -> HttpResponse:
-    record = selectors.public_record(Kind.PERSON, slug)
-    if record is None:
-        raise Http404("No public page for this person.")
-    listed = _entries(request, Kind.PERSON, record.object_id)
-    facts = listed.facts
-    quotes: list[dict[str, Any]] = []
-    for version, doc in zip(listed.versions, listed.docs, strict=True):
-        for q in doc.quotes:
-            if q.speaker != record.object_id:
-                continue
-            episode = facts.episodes[q.episode]
-            show = facts.shows.get(episode.show)
-            quotes.append(
-                {
-                    "text": q.text,
-                    "affiliation": facts.affiliation(q.episode, q.speaker),
-                    "number": episode.number,
-                    "episode_path": path_for(
-                        "glossary:episode",
-                        show.slug if show else "",
-                        episode.season,
-                        episode.number,
-                    ),
-                    "label": format_timestamp(q.start),
-                    "iso": iso_duration(q.start),
-                    "entry": {"term": version.term, "slug": version.slug},
-                    "sort": (episode.air_date or datetime.date.min, episode.number, q.start),
-                }
-            )
-    quotes.sort(key=lambda q: q["sort"], reverse=True)
-    appeared, episode_count = _episodes_naming(Kind.PERSON, record.object_id)
-    orgs = selectors.records_by_id(
-        Kind.ORGANISATION,
-        [a.affiliation for _, e in appeared for a in e.appearances if a.affiliation],
-    )
-    links = _episode_links([r for r, _ in appeared])
-    appearances = [
-        {
-            "episode": link,
-            "role": a.role,
-            "affiliation": _organisation(orgs.get(a.affiliation)) if a.affiliation else None,
-        }
-        for link, (_, e) in zip(links, appeared, strict=True)
-        for a in e.appearances
-        if a.person == record.object_id
-    ]
-    return _render(
-        request,
-        "glossary/person.html",
-        {
-            "person": record,
-            "quotes": quotes,
-            "appearances": appearances,
-            "episode_count": episode_count,
-            "episodes_shown": len(appeared),
-            "entries": listed.versions,
-            "pager": listed.pager,
-        },
-        title=record.name,
-        description=f"{record.name}: quotes and episode appearances cited in the glossary.",
-    )
-
-
 # --- Organisations ---------------------------------------------------------------------------
 
 
@@ -348,66 +154,6 @@ def organisation_list(request: HttpRequest) -> HttpResponse:
         {"organisations": organisations, "pager": pager(request, page)},
         title="Organisations",
         description="Sponsors of the show and the companies its guests work for.",
-    )
-
-
-@require_safe
-@public_page(reads=(PAGE_PARAM,))
-def organisation(request: HttpRequest, slug: str) -> HttpResponse:
-    """Where it sponsors and where its people speak: where a conflict-of-interest check starts."""
-    record = selectors.public_record(Kind.ORGANISATION, slug)
-    if record is None:
-        raise Http404("No public page for this organisation.")
-    org_id = record.object_id
-    related, episode_count = _episodes_naming(Kind.ORGANISATION, org_id)
-    links = _episode_links([r for r, _ in related])
-    people = selectors.records_by_id(
-        Kind.PERSON, [a.person for _, e in related for a in e.appearances]
-    )
-    sponsorships, appearances = [], []
-    for (_, episode), link in zip(related, links, strict=True):
-        for s in episode.sponsors:
-            if s.organisation == org_id:
-                read = (
-                    Moment(
-                        episode.number,
-                        episode.listen_url,
-                        link.deep_link_style,
-                        s.read_at,
-                        episode.audio_url,
-                    )
-                    if s.read_at is not None
-                    else None
-                )
-                sponsorships.append({"episode": link, "read": read})
-        for a in episode.appearances:
-            if a.affiliation == org_id:
-                person = _person(people.get(a.person))
-                appearances.append({"person": person, "title": a.title, "episode": link})
-    listed = _entries(request, Kind.ORGANISATION, org_id)
-    disclosures = [
-        {"text": disclosure_text(listed.facts, d), "kind": d.kind, "entry": version}
-        for version, doc in zip(listed.versions, listed.docs, strict=True)
-        for d in doc.all_disclosures()
-        if d.organisation == org_id
-    ]
-    return _render(
-        request,
-        "glossary/organisation.html",
-        {
-            "organisation": record,
-            "website": record.data.get("url", ""),
-            "sponsorships": sponsorships,
-            "appearances": appearances,
-            "disclosures": disclosures,
-            "episode_count": episode_count,
-            "episodes_shown": len(related),
-            "entries": listed.versions,
-            "pager": listed.pager,
-        },
-        title=record.name,
-        description=f"{record.name}: episodes it sponsored, its people on the show, and the "
-        "glossary entries that disclose it.",
     )
 
 
@@ -430,15 +176,403 @@ def tag_list(request: HttpRequest) -> HttpResponse:
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def tag(request: HttpRequest, slug: str) -> HttpResponse:
-    record = selectors.public_record(Kind.TAG, slug)
-    if record is None:
+    """A page of the live entries carrying a tag: their rows, read from the listing's index."""
+    found = selectors.public_record_at(Kind.TAG, slug)
+    if found is None:
         raise Http404("No published entries carry this tag.")
-    versions = selectors.live_versions_naming(Kind.TAG, record.object_id).order_by("term")
-    page = paginate(request, versions.only("term", "slug", "summary"), ENTRIES_PAGE_SIZE)
-    return _render(
-        request,
-        "glossary/tag.html",
-        {"tag": record, "entries": list(page.object_list), "pager": pager(request, page)},
-        title=f"Tagged “{record.name}”",
-        description=f"Glossary entries about {record.name}.",
+    record, count = found
+    listed, pager = _listed(request, Kind.TAG, record.object_id, count, "l.row_html")
+    name = _escape(record.name)
+    html = _TAG.fill(
+        page_title=f"Tagged “{name}”",
+        page_description=f"Glossary entries about {name}.",
+        canonical_url=_escape(absolute(request.path)),
+        name=name,
+        rows="".join(row for row, _ in listed),
+        pager=pager,
+    )
+    return HttpResponse(html)
+
+
+# --- The pages of one object, filled without the template engine ---------------------------
+#
+# An episode, person, organisation or tag page reads its record, how many live entries
+# name it (kept at publish: glossary.listing) and one page of them from the listing's
+# index, each with what this page shows of it, rendered at publish (glossary.list_rows):
+# no document is read and no row goes through the template engine. Records are read as
+# the JSON they store (glossary.records writes them from validated documents).
+
+_TAG = Shell(
+    "glossary/tag.html",
+    ("page_title", "page_description", "canonical_url", "name", "rows", "pager"),
+)
+_PERSON = Shell(
+    "glossary/person.html",
+    ("page_title", "page_description", "canonical_url", "name", "quotes", "appearances")
+    + ("entries",),
+)
+_ORGANISATION = Shell(
+    "glossary/organisation.html",
+    ("page_title", "page_description", "canonical_url", "name", "website", "sponsorships")
+    + ("appearances", "disclosures", "entries"),
+)
+_EPISODE = Shell(
+    "glossary/episode.html",
+    ("page_title", "page_description", "canonical_url", "chapters", "soundbites", "show_name")
+    + ("season", "number", "title", "facts", "sponsors", "appearances", "moments")
+    + ("entries", "pager"),
+)
+
+
+def _listed(
+    request: HttpRequest, kind: str, object_id: int, count: int, columns: str
+) -> tuple[list[tuple[Any, ...]], str]:
+    """One page of the `count` live entries naming an object, A–Z, and the page's pager."""
+    pages = num_pages(count, ENTRIES_PAGE_SIZE)
+    number = page_number(request, pages)
+    listed = selectors.listed_naming(
+        kind,
+        object_id,
+        columns,
+        offset=(number - 1) * ENTRIES_PAGE_SIZE,
+        limit=ENTRIES_PAGE_SIZE,
+        known=count,
+    )
+    return listed, pager_html(request, number, pages)
+
+
+def _entry_links(listed: list[tuple[Any, ...]]) -> str:
+    return "".join(
+        f'<li><a href="{_escape(path_for("glossary:entry", slug))}">{_escape(term)}</a></li>'
+        for term, slug, *_ in listed
+    )
+
+
+def _entries_section(heading: str, listed: list[tuple[Any, ...]], pager: str) -> str:
+    if not listed:
+        return ""
+    return (
+        '<section aria-labelledby="entries-heading">\n'
+        f'  <h2 id="entries-heading">{heading}</h2>\n'
+        f'  <ul class="plain-list">{_entry_links(listed)}</ul>\n  {pager}\n</section>'
+    )
+
+
+def _link(route: str, record: Record | None) -> str:
+    if record is None:
+        return ""
+    return f'<a href="{_escape(path_for(route, record.slug))}">{_escape(record.name)}</a>'
+
+
+def _episode_path(record: Record) -> str:
+    return path_for("glossary:episode", *record.slug.split("/"))
+
+
+def _listen_url(data: dict[str, Any]) -> str:
+    """The address a timestamp link opens: the episode page, else its audio (Episode.listen_url)."""
+    return str(data.get("url") or data.get("audio_url") or "")
+
+
+def _read_link(data: dict[str, Any], style: str, seconds: int, hidden: str) -> str:
+    """A sponsor read's timestamp, as a link that plays the episode from there."""
+    moment = Moment(data["number"], _listen_url(data), style, seconds, data.get("audio_url", ""))
+    time = f'<time datetime="{moment.iso}">{moment.label}</time>'
+    if not moment.href:
+        return time
+    return (
+        f'<a href="{_escape(moment.href)}"{moment.listen_attrs}>'
+        f'<span class="visually-hidden">{hidden}</span>{time}</a>'
+    )
+
+
+def _first_episodes(kind: str, object_id: int) -> tuple[list[Record], str]:
+    """The first EPISODES_SHOWN public episodes naming the object, and the note saying how
+    many there are when they are not all."""
+    shown, total = selectors.public_episodes_naming_first(kind, object_id, EPISODES_SHOWN)
+    note = ""
+    if total > len(shown):
+        note = (
+            f'<p class="meta">From the first {len(shown)} of {total} episodes; all are in the '
+            f'<a href="{_escape(path_for("glossary:episodes"))}">episode list</a>.</p>'
+        )
+    return shown, note
+
+
+# --- An episode ---------------------------------------------------------------------------
+
+
+@require_safe
+@public_page(reads=(PAGE_PARAM,))
+def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpResponse:
+    found = selectors.public_record_at(Kind.EPISODE, f"{show}/{season}/{number}")
+    if found is None:
+        raise Http404("No public episode at this address.")
+    record, count = found
+    data = record.data
+    sponsors = sorted(
+        data.get("sponsors", []), key=lambda s: (s["read_at"] is None, s["read_at"] or 0)
+    )
+    appearances = data.get("appearances", [])
+    named = selectors.records_of(
+        {
+            Kind.SHOW: [data["show"]],
+            Kind.ORGANISATION: [s["organisation"] for s in sponsors]
+            + [a["affiliation"] for a in appearances if a.get("affiliation")],
+            Kind.PERSON: [a["person"] for a in appearances],
+        }
+    )
+    show_record = named.get((Kind.SHOW, data["show"]))
+    show_name = _escape(show_record.name) if show_record else ""
+    style = show_record.data.get("deep_link_style", "") if show_record else ""
+    listed, pager = _listed(request, Kind.EPISODE, record.object_id, count, "l.term, l.slug")
+    # The page's entries' moments from this episode, in timestamp order (then A–Z).
+    moments = [
+        (at, position, item)
+        for position, (_, _, parts) in enumerate(listed)
+        for at, item in parts or []
+    ]
+    moments.sort(key=lambda m: (m[0], m[1]))
+    num = int(data["number"])
+    title = _escape(data["title"])
+    return HttpResponse(
+        _EPISODE.fill(
+            page_title=f"Episode {num}: {title} — {show_name}",
+            page_description=f"{show_name}, season {data['season']}, episode {num}: the "
+            "glossary entries, quotes and references drawn from it.",
+            canonical_url=_escape(absolute(request.path)),
+            chapters=_escape(path_for("glossary:episode-chapters", show, season, number)),
+            soundbites=_escape(path_for("glossary:episode-soundbites", show, season, number)),
+            show_name=show_name,
+            season=str(data["season"]),
+            number=str(num),
+            title=title,
+            facts=_episode_facts(data),
+            sponsors=_episode_sponsors(data, sponsors, named, style),
+            appearances=_episode_people(appearances, named),
+            moments="\n    ".join(item for _, _, item in moments),
+            entries=_entry_links(listed),
+            pager=pager,
+        )
+    )
+
+
+def _episode_facts(data: dict[str, Any]) -> str:
+    parts = []
+    if data.get("air_date"):
+        aired = datetime.date.fromisoformat(data["air_date"])
+        parts.append(
+            f'Aired <time datetime="{aired.isoformat()}">{dateformat.format(aired, "F j, Y")}'
+            "</time>."
+        )
+    if data.get("duration"):
+        duration = int(data["duration"])
+        parts.append(
+            f'Runs <time datetime="{iso_duration(duration)}">{format_timestamp(duration)}</time>.'
+        )
+    audio = data.get("audio_url", "")
+    if audio:
+        parts.append(
+            f'<a href="{_escape(audio)}" class="listen" data-listen-audio="{_escape(audio)}" '
+            f'data-listen-start="0" data-listen-label="episode {data["number"]} from the start">'
+            "Listen to the episode</a>."
+        )
+    elif _listen_url(data):
+        parts.append(f'<a href="{_escape(_listen_url(data))}">Listen to the episode</a>.')
+    return "\n  ".join(parts)
+
+
+def _episode_sponsors(
+    data: dict[str, Any],
+    sponsors: list[dict[str, Any]],
+    named: dict[tuple[str, int], Record],
+    style: str,
+) -> str:
+    if not sponsors:
+        return ""
+    items = []
+    for s in sponsors:
+        org = _link("glossary:organisation", named.get((Kind.ORGANISATION, s["organisation"])))
+        read = ""
+        if s["read_at"] is not None:
+            hidden = f"Listen to the sponsor read of episode {data['number']} at "
+            read = f", read at {_read_link(data, style, int(s['read_at']), hidden)}"
+        items.append(f"<li>{org}{read}</li>")
+    plural = "" if len(sponsors) == 1 else "s"
+    return (
+        '<section aria-labelledby="sponsors-heading">\n'
+        f'  <h2 id="sponsors-heading">Sponsor{plural}</h2>\n'
+        f'  <ul class="plain-list">\n    {"".join(items)}\n  </ul>\n</section>'
+    )
+
+
+def _episode_people(appearances: list[dict[str, Any]], named: dict[tuple[str, int], Record]) -> str:
+    if not appearances:
+        return ""
+    items = []
+    for a in appearances:
+        person = _link("glossary:person", named.get((Kind.PERSON, a["person"])))
+        affiliation = (
+            _link("glossary:organisation", named.get((Kind.ORGANISATION, a["affiliation"])))
+            if a.get("affiliation")
+            else ""
+        )
+        title = _escape(a.get("title", ""))
+        detail = ", ".join(part for part in (title, affiliation) if part)
+        items.append(f"<li>{person} ({_escape(a['role'])}){', ' + detail if detail else ''}</li>")
+    return (
+        '<section aria-labelledby="people-heading">\n'
+        '  <h2 id="people-heading">On the episode</h2>\n'
+        f'  <ul class="plain-list">\n    {"".join(items)}\n  </ul>\n</section>'
+    )
+
+
+# --- A person ------------------------------------------------------------------------------
+
+
+@require_safe
+@public_page(reads=(PAGE_PARAM,))
+def person(request: HttpRequest, slug: str) -> HttpResponse:
+    found = selectors.public_record_at(Kind.PERSON, slug)
+    if found is None:
+        raise Http404("No public page for this person.")
+    record, count = found
+    listed, pager = _listed(request, Kind.PERSON, record.object_id, count, "l.term, l.slug")
+    # Their quotes in the page's entries, newest episode first (then A–Z by entry).
+    quoted = [(key, figure) for _, _, parts in listed for key, figure in parts or []]
+    quoted.sort(key=lambda q: q[0], reverse=True)
+    appeared, note = _first_episodes(Kind.PERSON, record.object_id)
+    named = selectors.records_of(
+        {
+            Kind.ORGANISATION: [
+                a["affiliation"]
+                for r in appeared
+                for a in r.data.get("appearances", [])
+                if a.get("affiliation") and a["person"] == record.object_id
+            ]
+        }
+    )
+    items = []
+    for r in appeared:
+        for a in r.data.get("appearances", []):
+            if a["person"] != record.object_id:
+                continue
+            at = _link("glossary:organisation", named.get((Kind.ORGANISATION, a["affiliation"])))
+            then = f", then at {at}" if a.get("affiliation") and at else ""
+            items.append(
+                f'<li><a href="{_escape(_episode_path(r))}">Episode {r.data["number"]}: '
+                f"<cite>{_escape(r.name)}</cite></a> ({_escape(a['role'])}{then})</li>"
+            )
+    name = _escape(record.name)
+    quotes = ""
+    if quoted:
+        figures = "\n  ".join(figure for _, figure in quoted)
+        quotes = (
+            '<section aria-labelledby="quotes-heading">\n'
+            f'  <h2 id="quotes-heading">Quotes</h2>\n  {figures}\n</section>'
+        )
+    appearances = ""
+    if items:
+        appearances = (
+            '<section aria-labelledby="appearances-heading">\n'
+            '  <h2 id="appearances-heading">Appearances</h2>\n'
+            f'  <ul class="plain-list">\n    {"".join(items)}\n  </ul>\n  {note}\n</section>'
+        )
+    return HttpResponse(
+        _PERSON.fill(
+            page_title=name,
+            page_description=f"{name}: quotes and episode appearances cited in the glossary.",
+            canonical_url=_escape(absolute(request.path)),
+            name=name,
+            quotes=quotes,
+            appearances=appearances,
+            entries=_entries_section(f"Entries citing {name}", listed, pager),
+        )
+    )
+
+
+# --- An organisation -----------------------------------------------------------------------
+
+
+@require_safe
+@public_page(reads=(PAGE_PARAM,))
+def organisation(request: HttpRequest, slug: str) -> HttpResponse:
+    """Where it sponsors and where its people speak: where a conflict-of-interest check starts."""
+    found = selectors.public_record_at(Kind.ORGANISATION, slug)
+    if found is None:
+        raise Http404("No public page for this organisation.")
+    record, count = found
+    org_id = record.object_id
+    related, note = _first_episodes(Kind.ORGANISATION, org_id)
+    named = selectors.records_of(
+        {
+            Kind.SHOW: [r.data["show"] for r in related],
+            Kind.PERSON: [
+                a["person"]
+                for r in related
+                for a in r.data.get("appearances", [])
+                if a.get("affiliation") == org_id
+            ],
+        }
+    )
+    sponsorships, appearances = [], []
+    for r in related:
+        path = _escape(_episode_path(r))
+        number = r.data["number"]
+        show = named.get((Kind.SHOW, r.data["show"]))
+        style = show.data.get("deep_link_style", "") if show else ""
+        for s in r.data.get("sponsors", []):
+            if s["organisation"] != org_id:
+                continue
+            read = ""
+            if s["read_at"] is not None:
+                hidden = f"Listen to the sponsor read of episode {number} at "
+                read = f", sponsor read at {_read_link(r.data, style, int(s['read_at']), hidden)}"
+            sponsorships.append(
+                f'<li><a href="{path}">Episode {number}: <cite>{_escape(r.name)}</cite></a>'
+                f"{read}</li>"
+            )
+        for a in r.data.get("appearances", []):
+            if a.get("affiliation") != org_id:
+                continue
+            person = _link("glossary:person", named.get((Kind.PERSON, a["person"])))
+            title = f", {_escape(a['title'])}" if a.get("title") else ""
+            appearances.append(
+                f'<li>{person}{title}, on <a href="{path}">episode {number}</a></li>'
+            )
+    listed, pager = _listed(request, Kind.ORGANISATION, org_id, count, "l.term, l.slug")
+    disclosed = [item for _, _, parts in listed for item in parts or []]
+    name = _escape(record.name)
+    website = record.data.get("url", "")
+    return HttpResponse(
+        _ORGANISATION.fill(
+            page_title=name,
+            page_description=f"{name}: episodes it sponsored, its people on the show, and the "
+            "glossary entries that disclose it.",
+            canonical_url=_escape(absolute(request.path)),
+            name=name,
+            website=(
+                f'<p class="meta"><a href="{_escape(website)}" rel="noopener">Web site</a></p>'
+                if website
+                else ""
+            ),
+            sponsorships=(
+                f'<ul class="plain-list">\n    {"".join(sponsorships)}\n  </ul>'
+                if sponsorships
+                else "<p>None of the episodes the glossary cites.</p>"
+            ),
+            appearances=(
+                f'<ul class="plain-list">\n    {"".join(appearances)}\n  </ul>'
+                if appearances
+                else f"<p>No one from {name} appears on the episodes the glossary cites.</p>"
+            )
+            + (f"\n  {note}" if note else ""),
+            disclosures=(
+                '<section aria-labelledby="disclosures-heading">\n'
+                '  <h2 id="disclosures-heading">Disclosures</h2>\n'
+                f'  <ul class="plain-list">\n    {"".join(disclosed)}\n  </ul>\n</section>'
+                if disclosed
+                else ""
+            ),
+            entries=_entries_section(f"Entries that mention {name}", listed, pager),
+        )
     )

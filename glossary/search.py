@@ -1,76 +1,75 @@
 """Search over live versions only: term, aliases, summary, body, episode references and quotes.
 
 One contract on both databases (`results`): every word must match (English
-stems: "routing" finds "routes"), words in double quotes match as a phrase, a
-match on the term or an alias ranks first (the exact term, then an exact alias,
-then a term starting or containing the query), then by weight: term and aliases
-above the summary, the summary above the body and references, the body above
-quotes. Results come a page at a time, however many there are. When nothing
-matches, the closest terms and aliases are offered instead (`fuzzy`), at most
-`FUZZY_LIMIT` of them.
+stems: "routing" finds "routes"), words in double quotes match as a phrase, `or`
+and `-word` as in PostgreSQL's `websearch` syntax. Results are ranked in tiers,
+and A–Z (the index's order) within a tier:
 
-The indexes are kept when a version goes live or is withdrawn
-(glossary.publishing calls `index_live` and `unindex`; `reindex_all` rebuilds
-them, `manage.py rerender` runs it):
+1. names: the exact term, then an exact alias, then terms starting with the
+   query, then terms or aliases containing it;
+2. then by where every word is found: in the term or aliases; in those or the
+   summary; in those, the body or the episode references; anywhere, quotes
+   included.
 
-- PostgreSQL: `EntryVersion.search_vector`, a weighted tsvector with a GIN index,
-  and a trigram (pg_trgm) GIN index on `EntryVersion.search_names` for
-  misspellings and substrings of the term and aliases;
-- SQLite: the FTS5 table `glossary_search` (porter stemmer; bm25 with the same
-  weights, rowid = version id) and `glossary_search_names` (trigram tokenizer;
+Results come a page at a time. A page reads at most as many rows as it needs
+(each tier is one indexed query, in A–Z order, and later tiers are not read once
+the page is full), so the first page of a word in every entry costs what a rare
+word costs. The total is counted up to `COUNT_LIMIT` (`count_exact` says whether
+there are more); every page stays reachable. When nothing matches, the closest
+terms and aliases are offered instead (`fuzzy`), at most `FUZZY_LIMIT` of them.
+
+The indexes live in the live listing (glossary.listing; glossary.models.Listing)
+and are kept when a version goes live or is withdrawn (glossary.publishing calls
+`index_live` and `unindex`; `reindex_all` rebuilds them, `manage.py rerender`
+runs it):
+
+- PostgreSQL: four cumulative weighted tsvectors per listing (`words_a` term and
+  aliases; `words_ab` and the summary; `words_abc` and body and references;
+  `words_abcd` and quotes), with GIN indexes on all but `words_abc` (its tier
+  reads the whole's index), so each tier is one indexed condition; and a trigram
+  (pg_trgm) GIN index over the term and aliases (`Listing.names`) for substrings
+  and misspellings;
+- SQLite: the FTS5 table `glossary_search` (porter stemmer, rowid = version id;
+  a tier is a column filter) and `glossary_search_names` (trigram tokenizer;
   candidates for misspellings, scored with rapidfuzz).
 
-Every query still goes through `selectors.live_versions()`: an index row for a
-version that is no longer live is never shown.
+Every query reads listing rows joined to a live version (glossary.selectors): an
+index row for a version that is no longer live is never shown.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, overload
 
-from django.contrib.postgres.search import (
-    SearchQuery,
-    SearchRank,
-    SearchVector,
-    TrigramWordSimilarity,
-)
 from django.db import connection
-from django.db.models import (
-    Case,
-    F,
-    Field,
-    IntegerField,
-    Q,
-    QuerySet,
-    TextField,
-    Value,
-    When,
-)
-from django.db.models.expressions import RawSQL
-from django.db.models.lookups import Lookup
 from rapidfuzz import fuzz
 
-from glossary import document
+from glossary import document, listing, selectors
 from glossary.models import EntryVersion
-from glossary.selectors import live_versions
 
 MAX_QUERY_LENGTH = 200
 # Misspellings: at most this many suggestions, each at least this close to a term or alias
 # (PostgreSQL: pg_trgm's word similarity, default threshold 0.6; SQLite: rapidfuzz, 0-100).
 FUZZY_LIMIT = 50
 FUZZY_CUTOFF = 75.0
-# Weights, highest first: term and aliases, summary, body and references, quotes.
-# PostgreSQL's ts_rank weighs A..D as 1.0, 0.4, 0.2, 0.1; SQLite's bm25 gets the same
-# proportions per column.
-_WEIGHTS = {"term": "A", "aliases": "A", "summary": "B", "body": "C", "quotes": "D"}
-_BM25 = "bm25(glossary_search, 10.0, 10.0, 4.0, 2.0, 1.0)"
+# The total is counted up to this many (two pages); past it a search says "more than 100"
+# and every further page is still there, following "next". Counting further costs, for a
+# word in every entry, a row read per row counted.
+COUNT_LIMIT = 100
 # Names per version in glossary_search_names: rowid = version id * _NAMES + position.
 _NAMES = 1024
 _CONFIG = "english"
+# The PostgreSQL tsquery of the reader's words, folded to a constant when planned.
+_TSQUERY = f"websearch_to_tsquery('{_CONFIG}'::regconfig, %s)"
+# The cumulative vectors by weight, and SQLite's columns for the same tiers.
+_WORDS = ["words_a", "words_ab", "words_abc", "words_abcd"]
+_FTS_COLUMNS = ["{term aliases}", "{term aliases summary}", "{term aliases summary body}", ""]
+_A_TO_Z = "l.initial, l.sort_key, l.term, l.version_id"
 
 # What a query cannot carry to the database: control characters (PostgreSQL text
 # cannot hold NUL at all) and lone surrogates (they have no UTF-8 form). Whitespace
@@ -81,10 +80,16 @@ _WHITESPACE_CONTROLS = frozenset("\t\n\r")
 
 @dataclass(frozen=True)
 class Hit:
+    """A live entry found: its address, and its rows as the search page and API show them."""
+
     term: str
     slug: str
-    summary: str
+    row_html: str
+    api_row: str
     fuzzy: bool = False
+
+
+_HIT_COLUMNS = "l.term, l.slug, l.row_html, l.api_row"
 
 
 def normalise_query(raw: str) -> str:
@@ -106,53 +111,81 @@ def control_character(raw: str) -> tuple[int, str] | None:
 # --- Results ------------------------------------------------------------------------------
 
 
-class Results:
-    """The live entries a query finds, best first; sliced and counted by the database.
+@dataclass(frozen=True)
+class _Tier:
+    """One tier of the ranking: which rows (`where`) and their order within it."""
 
-    Django's Paginator takes it as it is (`count()` and slices). `fuzzy` says the
-    query matched nothing and these are the closest terms and aliases instead.
+    where: str
+    params: list[Any]
+    order: str = "l.initial, l.sort_key, l.term, l.version_id"
+    order_params: tuple[Any, ...] = ()
+
+
+class Results:
+    """The live entries a query finds, best first, read a page at a time.
+
+    Slicing reads only the tiers the slice reaches; `count()` counts up to
+    COUNT_LIMIT (`count_exact` says whether that is all). `fuzzy` says the query
+    matched nothing and these are the closest terms and aliases instead.
     """
 
     def __init__(self, q: str) -> None:
         self.query = q
+        # The misspelling fallback, once the query is known to match nothing.
+        self._closest: list[Hit] | None = None
+        self._counted: int | None = None
+        self._matched = False  # a slice found something: the query matches
+        self._sizes: dict[int, int] = {}  # tier -> its size, once read to its end
 
     @cached_property
-    def _found(self) -> tuple[QuerySet[EntryVersion, Any] | list[Hit], bool, int]:
-        """(what was found, whether it is the misspelling fallback, how many)."""
-        if not self.query:
-            return [], False, 0
-        exact = _matching(self.query)
-        count = exact.count()
-        if count:
-            return exact, False, count
-        closest = _closest(self.query)
-        return closest, True, len(closest)
+    def _tiers(self) -> list[_Tier]:
+        return _tiers(self.query) if self.query else []
+
+    def _nothing_matched(self) -> None:
+        self._closest = _closest(self.query) if self.query else []
+        self._counted = len(self._closest)
 
     @property
     def fuzzy(self) -> bool:
-        return self._found[1]
+        if self._closest is None and not self._matched and self._counted is None:
+            self[0:1]
+        return bool(self._closest)
 
     def count(self) -> int:
-        return self._found[2]
+        """How many entries match, up to COUNT_LIMIT."""
+        if self._counted is None:
+            self._counted = _count(self._tiers, COUNT_LIMIT + 1, self._sizes)
+            if not self._counted:
+                self._nothing_matched()
+        return min(self._counted or 0, COUNT_LIMIT)
+
+    @property
+    def count_exact(self) -> bool:
+        self.count()
+        return (self._counted or 0) <= COUNT_LIMIT
 
     def __len__(self) -> int:
-        return self._found[2]
+        return self.count()
 
     @overload
     def __getitem__(self, index: int) -> Hit: ...
     @overload
     def __getitem__(self, index: slice) -> list[Hit]: ...
     def __getitem__(self, index: int | slice) -> Hit | list[Hit]:
-        found, fuzzy, _ = self._found
-        if isinstance(found, list):
-            return found[index]
         if isinstance(index, int):
             return self[index : index + 1][0]
-        rows = found.values_list("term", "slug", "summary")[index]
-        return [Hit(term=t, slug=s, summary=m, fuzzy=fuzzy) for t, s, m in rows]
+        start = index.start or 0
+        stop = self.count() if index.stop is None else index.stop
+        if self._closest is None and stop > start:
+            hits = [Hit(*row) for row in _read(self._tiers, start, stop, self._sizes)]
+            self._matched = self._matched or bool(hits)
+            if hits or start > 0:
+                return hits
+            self._nothing_matched()
+        return (self._closest or [])[start:stop]
 
     def __iter__(self) -> Iterator[Hit]:
-        return iter(self[:])
+        return iter(self[: self.count()])
 
 
 def results(raw: str) -> Results:
@@ -165,41 +198,166 @@ def search(raw: str, limit: int = 50) -> list[Hit]:
     return results(raw)[:limit]
 
 
-class _ILike(Lookup[str]):
-    """`lhs ILIKE rhs`: unlike Django's icontains (UPPER(...) LIKE), a trigram index serves it."""
-
-    lookup_name = "search_ilike"
-
-    def as_sql(self, compiler: Any, connection: Any) -> Any:
-        lhs, lhs_params = self.process_lhs(compiler, connection)
-        rhs, rhs_params = self.process_rhs(compiler, connection)
-        return f"{lhs} ILIKE {rhs}", [*lhs_params, *rhs_params]
+def _like(text: str) -> str:
+    """`text` as a LIKE pattern matching itself (the statements say ESCAPE '\\')."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _names_contain(q: str) -> Q:
-    if connection.vendor == "postgresql":
-        escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        return Q(_ILike(F("search_names"), f"%{escaped}%"))
-    return Q(search_names__icontains=q)
+def _names_contain(q: str) -> tuple[str, list[Any]]:
+    """The term or an alias contains the query (PostgreSQL: ILIKE, served by the trigram index)."""
+    op = "ILIKE" if connection.vendor == "postgresql" else "LIKE"
+    return f"l.names {op} %s ESCAPE '\\'", [f"%{_like(q)}%"]
 
 
-def _title_rank(q: str) -> Case:
-    """4 the term is the query, 3 an alias is, 2 the term starts with it, 1 contains it."""
-    alias = r"(^|\n)" + re.escape(q) + r"(\n|$)"
-    return Case(
-        When(term__iexact=q, then=Value(4)),
-        When(search_names__iregex=alias, then=Value(3)),
-        When(term__istartswith=q, then=Value(2)),
-        When(term__icontains=q, then=Value(1)),
-        default=Value(0),
-        output_field=IntegerField(),
+def _name_class(q: str) -> tuple[str, list[Any]]:
+    """4 the term is the query, 3 an alias is, 2 the term starts with it, 1 a name contains
+    it, 0 none does (its words are in the names: stems)."""
+    op = "ILIKE" if connection.vendor == "postgresql" else "LIKE"
+    sql = (
+        "CASE WHEN l.sort_key = %s THEN 4 "
+        f"WHEN (%s || l.names || %s) {op} %s ESCAPE '\\' THEN 3 "
+        f"WHEN l.term {op} %s ESCAPE '\\' THEN 2 "
+        f"WHEN l.names {op} %s ESCAPE '\\' THEN 1 ELSE 0 END"
     )
+    return sql, [q.lower(), "\n", "\n", f"%\n{_like(q)}\n%", f"{_like(q)}%", f"%{_like(q)}%"]
 
 
-def _matching(q: str) -> QuerySet[EntryVersion]:
+def _tiers(q: str) -> list[_Tier]:
+    """Each tier as one condition, best first; each excludes every tier before it.
+
+    The first holds every match in the names: the query in the term or an alias, or every
+    word of it (stems) in them; the others every word in the summary or above, the body
+    or above, anywhere.
+    """
+    names, names_params = _names_contain(q)
+    name_class, class_params = _name_class(q)
+    not_names = f"NOT ({names})"
+    order = f"{name_class} DESC, {_A_TO_Z}"
+    tiers: list[_Tier] = []
     if connection.vendor == "postgresql":
-        return _matching_postgres(q)
-    return _matching_sqlite(q)
+        # A smaller vector can miss a word the query excludes (`-word`): the whole must match.
+        whole = f" AND l.{_WORDS[-1]} @@ {_TSQUERY}" if _negates(q) else ""
+        whole_params = [q] if whole else []
+        in_names = f"l.{_WORDS[0]} @@ {_TSQUERY}{whole}"
+        first = [*names_params, q, *whole_params]
+        tiers.append(_Tier(f"({names} OR ({in_names}))", first, order, tuple(class_params)))
+        for previous, words in itertools.pairwise(_WORDS):
+            where = f"l.{words} @@ {_TSQUERY} AND NOT (l.{previous} @@ {_TSQUERY}) AND {not_names}"
+            params: list[Any] = [q, q, *names_params]
+            if words == "words_abc":
+                # Implied, and indexed: the body's words have no index of their own.
+                where += f" AND l.{_WORDS[-1]} @@ {_TSQUERY}"
+                params.append(q)
+            elif whole and words != _WORDS[-1]:
+                where += whole
+                params += whole_params
+            tiers.append(_Tier(where, params))
+        return tiers
+    match = fts_query(q)
+    if not match:
+        return [_Tier(names, names_params, order, tuple(class_params))]
+    found = "l.version_id IN (SELECT rowid FROM glossary_search WHERE glossary_search MATCH %s)"
+    # The whole query must match too: a column filter can miss an excluded word.
+    in_names = f"{found} AND {found}"
+    tiers.append(
+        _Tier(
+            f"({names} OR ({in_names}))",
+            [*names_params, match, f"{_FTS_COLUMNS[0]} : ({match})"],
+            order,
+            tuple(class_params),
+        )
+    )
+    for previous, columns in itertools.pairwise(_FTS_COLUMNS):
+        in_columns = f"{columns} : ({match})" if columns else match
+        where = f"{found} AND {found} AND NOT ({found}) AND {not_names}"
+        params = [match, in_columns, f"{previous} : ({match})", *names_params]
+        tiers.append(_Tier(where, params))
+    return tiers
+
+
+def _negates(q: str) -> bool:
+    """Whether websearch syntax may read an exclusion (`-word`) in `q`."""
+    return "-" in q
+
+
+def _read(
+    tiers: list[_Tier], start: int, stop: int, sizes: dict[int, int]
+) -> list[tuple[Any, ...]]:
+    """Rows [start, stop) of the tiers laid end to end, reading no tier past the slice.
+
+    `sizes` learns the size of each tier read to its end, so counting need not again.
+    """
+    if start == 0 and len(tiers) > 1:
+        # The first page: the first two tiers in one statement (a word in every summary
+        # fills it from the second), with the second's count.
+        first, second, counted = selectors.live_listing_two_tiers(
+            _HIT_COLUMNS,
+            (tiers[0].where, tiers[0].params, tiers[0].order, tiers[0].order_params),
+            (tiers[1].where, tiers[1].params, tiers[1].order, tiers[1].order_params),
+            limit=stop,
+            count_limit=COUNT_LIMIT + 1,
+        )
+        rows = (first + second)[:stop]
+        if len(first) < stop:
+            sizes[0] = len(first)
+            # Counted to its end, or far enough to say "more than COUNT_LIMIT".
+            sizes[1] = max(counted, len(second))
+            if len(second) < stop:
+                sizes[1] = len(second)
+            if len(rows) < stop and len(second) < stop:
+                return rows + _read_from(tiers, 2, sizes[0] + sizes[1], start, stop, sizes)
+        return rows
+    return _read_from(tiers, 0, 0, start, stop, sizes)
+
+
+def _read_from(
+    tiers: list[_Tier], first: int, before: int, start: int, stop: int, sizes: dict[int, int]
+) -> list[tuple[Any, ...]]:
+    """`_read` from tier `first` on, `before` rows in the tiers before it."""
+    rows: list[tuple[Any, ...]] = []  # read from the tiers from `first` on
+    for i, tier in enumerate(tiers):
+        if i < first:
+            continue
+        if before + len(rows) >= stop:
+            break
+        skip = max(0, start - before)
+        need = stop - max(start, before)
+        found = selectors.live_listing_rows(
+            _HIT_COLUMNS,
+            tier.where,
+            tier.params,
+            tier.order,
+            limit=need,
+            offset=skip,
+            order_params=tier.order_params,
+        )
+        rows += found
+        if len(found) == need:
+            break
+        if found or not skip:
+            sizes[i] = skip + len(found)
+        else:
+            # The slice starts past this tier's end: how long was it?
+            sizes[i] = selectors.live_listing_count(tier.where, tier.params, limit=skip)
+        before += sizes[i]
+    return rows[: max(0, stop - start)]
+
+
+def _count(tiers: list[_Tier], limit: int, sizes: dict[int, int]) -> int:
+    """How many live entries the tiers hold, counting no further than `limit`.
+
+    Tier by tier, best first, stopping at `limit`: a word in every summary is counted in
+    its tier from a small vector, and the later tiers (whose vectors are larger and
+    slower to read) are never read. A tier read to its end is not counted again.
+    """
+    total = 0
+    for i, tier in enumerate(tiers):
+        if total >= limit:
+            break
+        if i not in sizes:
+            sizes[i] = selectors.live_listing_count(tier.where, tier.params, limit=limit - total)
+        total += sizes[i]
+    return min(total, limit)
 
 
 def _closest(q: str) -> list[Hit]:
@@ -211,37 +369,17 @@ def _closest(q: str) -> list[Hit]:
 # --- PostgreSQL ---------------------------------------------------------------------------
 
 
-def _matching_postgres(q: str) -> QuerySet[EntryVersion]:
-    query = SearchQuery(q, config=_CONFIG, search_type="websearch")
-    return (
-        live_versions()
-        .filter(Q(search_vector=query) | _names_contain(q))
-        .annotate(title=_title_rank(q), rank=SearchRank(F("search_vector"), query))
-        .order_by("-title", "-rank", "term", "pk")
-    )
-
-
 def _closest_postgres(q: str) -> list[Hit]:
-    similar = (
-        live_versions()
-        # `search_names %> q`: pg_trgm's word similarity, served by the trigram index.
-        .filter(search_names__trigram_word_similar=q)
-        .annotate(similarity=TrigramWordSimilarity(q, "search_names"))
-        .order_by("-similarity", "term", "pk")
-        .values_list("term", "slug", "summary")[:FUZZY_LIMIT]
+    rows = selectors.live_listing_rows(
+        _HIT_COLUMNS,
+        # `names %> q`: pg_trgm's word similarity, served by the trigram index.
+        "l.names %%> %s",
+        [q],
+        f"word_similarity(%s, l.names) DESC, {_A_TO_Z}",
+        limit=FUZZY_LIMIT,
+        order_params=(q,),
     )
-    return [Hit(term=t, slug=s, summary=m, fuzzy=True) for t, s, m in similar]
-
-
-def _vector(fields: dict[str, str]) -> Any:
-    parts = [
-        SearchVector(Value(fields[name], output_field=TextField()), weight=w, config=_CONFIG)
-        for name, w in _WEIGHTS.items()
-    ]
-    vector: Any = parts[0]
-    for part in parts[1:]:
-        vector = vector + part
-    return vector
+    return [Hit(t, s, html, row, fuzzy=True) for t, s, html, row in rows]
 
 
 # --- SQLite -------------------------------------------------------------------------------
@@ -282,27 +420,6 @@ def fts_query(q: str) -> str:
     return " ".join(out)
 
 
-def _matching_sqlite(q: str) -> QuerySet[EntryVersion]:
-    match = fts_query(q)
-    candidates = _names_contain(q)
-    rank: Any = Value(None, output_field=Field())
-    if match:
-        # The reader's words are a parameter; the rest is constant.
-        rows = "SELECT rowid FROM glossary_search WHERE glossary_search MATCH %s"
-        candidates |= Q(pk__in=RawSQL(rows, [match]))  # noqa: S611
-        score = (
-            f"(SELECT {_BM25} FROM glossary_search WHERE glossary_search MATCH %s "  # noqa: S608
-            'AND rowid = "glossary_entryversion"."id")'
-        )
-        rank = RawSQL(score, [match], output_field=Field())  # noqa: S611
-    return (
-        live_versions()
-        .filter(candidates)
-        .annotate(title=_title_rank(q), rank=rank)
-        .order_by("-title", F("rank").asc(nulls_last=True), "term", "pk")
-    )
-
-
 def _trigrams(text: str) -> set[str]:
     folded = text.casefold()
     return {folded[i : i + 3] for i in range(len(folded) - 2) if folded[i : i + 3].strip()}
@@ -330,9 +447,18 @@ def _closest_sqlite(q: str) -> list[Hit]:
         if score >= FUZZY_CUTOFF:
             version = int(rowid) // _NAMES
             best[version] = max(best.get(version, 0.0), score)
-    live = live_versions().filter(pk__in=list(best)).values_list("pk", "term", "slug", "summary")
-    ranked = sorted(live, key=lambda r: (-best[r[0]], r[1], r[0]))[:FUZZY_LIMIT]
-    return [Hit(term=t, slug=s, summary=m, fuzzy=True) for _, t, s, m in ranked]
+    if not best:
+        return []
+    ids = sorted(best)
+    found = selectors.live_listing_rows(
+        f"l.version_id, {_HIT_COLUMNS}",
+        f"l.version_id IN ({', '.join(['%s'] * len(ids))})",
+        ids,
+        _A_TO_Z,
+        limit=len(ids),
+    )
+    ranked = sorted(found, key=lambda r: -best[r[0]])[:FUZZY_LIMIT]
+    return [Hit(t, s, html, row, fuzzy=True) for _, t, s, html, row in ranked]
 
 
 def _sqlite_unindex(cursor: Any, pks: list[int]) -> None:
@@ -349,7 +475,7 @@ def _sqlite_index(cursor: Any, pk: int, fields: dict[str, str], names: list[str]
     cursor.execute(
         "INSERT INTO glossary_search (rowid, term, aliases, summary, body, quotes) "
         "VALUES (%s, %s, %s, %s, %s, %s)",
-        [pk, *(fields[name] for name in _WEIGHTS)],
+        [pk, *(fields[name] for name in ("term", "aliases", "summary", "body", "quotes"))],
     )
     for i, name in enumerate(names[:_NAMES]):
         cursor.execute(
@@ -360,43 +486,47 @@ def _sqlite_index(cursor: Any, pk: int, fields: dict[str, str], names: list[str]
 
 # --- Keeping the indexes --------------------------------------------------------------------
 
+# Each part's words once, then the cumulative vectors from them: A term and aliases,
+# B summary, C body and references, D quotes (written with the listing row).
+_VECTORS = (
+    "SELECT a, a || b, a || b || c, a || b || c || d FROM (SELECT "  # noqa: S608 - constants
+    f"setweight(to_tsvector('{_CONFIG}', %s), 'A') || setweight(to_tsvector('{_CONFIG}', %s), 'A') "
+    f"AS a, setweight(to_tsvector('{_CONFIG}', %s), 'B') AS b, "
+    f"setweight(to_tsvector('{_CONFIG}', %s), 'C') AS c, "
+    f"setweight(to_tsvector('{_CONFIG}', %s), 'D') AS d) AS parts"
+)
+
 
 def index_live(version: EntryVersion, doc: document.EntryDocument | None = None) -> None:
-    """Index `version` (whose document is `doc`), which has just gone live (in the
+    """List and index `version` (whose document is `doc`), which has just gone live (in the
     publishing transaction)."""
     doc = doc or document.load(version.data)
-    fields, names = doc.search_fields(), doc.search_names()
-    if version.search_names != names:
-        EntryVersion.objects.filter(pk=version.pk).update(search_names=names)
-        version.search_names = names
+    fields = doc.search_fields()
+    parts = [fields[f] for f in ("term", "aliases", "summary", "body", "quotes")]
     if connection.vendor == "postgresql":
-        EntryVersion.objects.filter(pk=version.pk).update(search_vector=_vector(fields))
-    elif connection.vendor == "sqlite":
+        listing.index_live(version, doc, words=(_VECTORS, parts))
+    elif listing.index_live(version, doc) and connection.vendor == "sqlite":
         with connection.cursor() as cursor:
-            _sqlite_index(cursor, version.pk, fields, names.split("\n"))
+            _sqlite_index(cursor, version.pk, fields, doc.search_names().split("\n"))
 
 
 def unindex(version: EntryVersion) -> None:
-    """Forget `version`, no longer live (withdrawn, or replaced by a newer one)."""
-    if connection.vendor == "postgresql":
-        EntryVersion.objects.filter(pk=version.pk).update(search_vector=None)
-    elif connection.vendor == "sqlite":
+    """Delist and forget `version`, no longer live (withdrawn, or replaced by a newer one)."""
+    listing.unindex(version)
+    if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             _sqlite_unindex(cursor, [version.pk])
 
 
 def reindex_all() -> int:
-    """Rebuild the indexes from the live versions; how many were indexed."""
-    if connection.vendor == "postgresql":
-        EntryVersion.objects.exclude(search_vector=None).filter(live_for=None).update(
-            search_vector=None
-        )
-    elif connection.vendor == "sqlite":
+    """Rebuild the listing and the indexes from the live versions; how many were indexed."""
+    listing.clear()
+    if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             cursor.execute("DELETE FROM glossary_search")
             cursor.execute("DELETE FROM glossary_search_names")
     count = 0
-    for version in live_versions().only("pk", "data", "search_names").iterator(chunk_size=500):
+    for version in selectors.live_versions().only("pk", "data").iterator(chunk_size=500):
         index_live(version)
         count += 1
     return count

@@ -22,15 +22,27 @@ when it is saved (glossary.publishing).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterable
-from typing import Any
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
+import psycopg
 from django.core.signals import setting_changed
 from django.db import connection
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from glossary.models import Entry, EntryVersion, PublicRecord
+from glossary.models import (
+    Entry,
+    EntryVersion,
+    Listing,
+    ListingCount,
+    ListingName,
+    PublicRecord,
+    PublicRecordLink,
+)
 
 
 def published_entries() -> QuerySet[Entry]:
@@ -87,12 +99,7 @@ def live_page(slug: str) -> tuple[str, str, str, datetime.datetime | None] | Non
     if row is None:
         return None
     term, summary, page_html, changed = row
-    # A raw cursor reads SQLite's datetimes as text; PostgreSQL's arrive converted.
-    if changed is not None and not isinstance(changed, datetime.datetime):
-        changed = datetime.datetime.fromisoformat(str(changed))
-    if changed is not None and timezone.is_naive(changed):
-        changed = changed.replace(tzinfo=datetime.UTC)
-    return term, summary, page_html, changed
+    return term, summary, page_html, _aware(changed)
 
 
 def live_api_answer(slug: str) -> str | None:
@@ -178,12 +185,405 @@ def public_organisations() -> QuerySet[PublicRecord]:
 
 
 def public_tags() -> QuerySet[PublicRecord]:
-    """Tags live versions carry, each with how many live entries carry it."""
-    through = EntryVersion.tags.through
-    counts = (
-        through.objects.filter(tag_id=OuterRef("object_id"), entryversion__live_for__isnull=False)
-        .values("tag_id")
-        .annotate(n=Count("*"))
-        .values("n")
+    """Tags live versions carry, each with how many live entries carry it (kept at publish:
+    glossary.listing, not counted per tag)."""
+    counts = ListingCount.objects.filter(
+        kind=PublicRecord.Kind.TAG, object_id=OuterRef("object_id")
     )
-    return public_records(PublicRecord.Kind.TAG).annotate(entry_count=Subquery(counts))
+    return public_records(PublicRecord.Kind.TAG).annotate(
+        entry_count=Subquery(counts.values("live")[:1])
+    )
+
+
+# --- The live listing (glossary.listing) ----------------------------------------------------
+#
+# Public lists read a page of listing rows from an index. Written as SQL: compiling an
+# ORM query costs as much as running one of these (0.3 ms), and a list page runs a few.
+# Every statement reads listing rows joined to a live version, the same rule as
+# `live_versions()`; a page's ids are first read from an index of the listing alone (no
+# join per skipped row), then joined, so a row that were not live would only be missing.
+
+_LISTING = Listing._meta.db_table
+_NAMED = ListingName._meta.db_table
+_ENTRY = Entry._meta.db_table
+# The rule, row by row: the listing's version is an entry's live version. A lookup per row
+# (OFFSET keeps PostgreSQL from turning it into a join that hashes every live entry), so a
+# page costs the rows it reads, whatever the size of the glossary.
+_IS_LIVE = (
+    f"EXISTS (SELECT 1 FROM {_ENTRY} e "  # noqa: S608 - constants
+    "WHERE e.live_version_id = l.version_id LIMIT 1 OFFSET 0)"
+)
+_FROM_LISTING = f"{_LISTING} l"
+_A_TO_Z = "initial, sort_key, term"
+# The columns a list may read (list rows are rendered at publish: glossary.list_rows).
+LISTING_COLUMNS = frozenset(
+    {
+        "l.version_id",
+        "l.initial",
+        "l.term",
+        "l.slug",
+        "l.row_html",
+        "l.feed_entry",
+        "l.sitemap_url",
+        "l.api_row",
+    }
+)
+
+
+def _fetch(sql: str, params: Sequence[Any], *, keep_plan: bool = False) -> list[tuple[Any, ...]]:
+    with _cursor(keep_plan=keep_plan) as cursor:
+        cursor.execute(sql, params)
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+    return rows
+
+
+# After this many runs of one statement on a connection, PostgreSQL keeps it prepared and
+# plans it no more (planning costs as much as running a list page's cheaper statements).
+_PREPARE_AFTER = 2
+
+
+@contextmanager
+def _cursor(*, keep_plan: bool = False) -> Iterator[Any]:
+    """Django's cursor; with `keep_plan` on PostgreSQL, one whose parameters the server binds,
+    so psycopg prepares the statement on the connection once it recurs.
+
+    Only for statements whose best plan does not depend on their parameters (a page of
+    an index from a key, a record by its address). Django's ORM keeps binding on the
+    client, which never prepares, and the wrapper keeps Django's error translation and
+    query logging.
+    """
+    if not keep_plan or connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    raw_connection = connection.connection
+    if raw_connection.prepare_threshold != _PREPARE_AFTER:
+        raw_connection.prepare_threshold = _PREPARE_AFTER
+    connection.validate_thread_sharing()
+    with connection.wrap_database_errors:
+        raw = psycopg.Cursor(raw_connection)
+    # (django-stubs types these as taking Django's own wrapper; they wrap the driver's cursor.)
+    wrap = connection.make_debug_cursor if connection.queries_logged else connection.make_cursor
+    with wrap(raw) as cursor:  # type: ignore[arg-type]
+        yield cursor
+
+
+def _columns(columns: str) -> str:
+    for column in columns.split(","):
+        if column.strip() not in LISTING_COLUMNS:
+            raise ValueError(f"{column.strip()!r} is not a listing column a list may read.")
+    return columns
+
+
+@dataclass(frozen=True)
+class _AToZ:
+    """An A–Z index a page of a list is read from."""
+
+    table: str
+    # Which of its entries the list holds, and the unique column that ends its key.
+    where: str
+    tie: str
+    # The key as the reading statement names it.
+    key: str
+
+    def between(
+        self, params: list[Any], *, offset: int, limit: int, known: int | None
+    ) -> tuple[str, list[Any]]:
+        """The reading statement's key from the entry at `offset` to the page's last one.
+
+        Both keys are found by skipping entries of the index alone. Bounded at both ends
+        the range is small to the database, which walks the index; with only a lower
+        bound (the last page, or `known`, the list's length, not given) it may gather and
+        sort all that follows, which on the last page is the page.
+        """
+        at = (
+            f"(SELECT {_A_TO_Z}, {self.tie} FROM {self.table} WHERE {self.where} "  # noqa: S608
+            f"ORDER BY {_A_TO_Z}, {self.tie} LIMIT 1 OFFSET %s)"
+        )
+        if known is not None and offset + limit <= known:
+            return f"({self.key}) >= {at} AND ({self.key}) <= {at}", [
+                *params,
+                offset,
+                *params,
+                offset + limit - 1,
+            ]
+        return f"({self.key}) >= {at}", [*params, offset]
+
+
+_LISTINGS_A_TO_Z = _AToZ(
+    _LISTING, "initial >= %s", "version_id", "l.initial, l.sort_key, l.term, l.version_id"
+)
+_NAMES_A_TO_Z = _AToZ(
+    _NAMED,
+    "kind = %s AND object_id = %s",
+    "listing_id",
+    "n.initial, n.sort_key, n.term, n.listing_id",
+)
+
+
+def _read_page(
+    index: _AToZ,
+    sql: str,
+    head: list[Any],
+    params: list[Any],
+    *,
+    offset: int,
+    limit: int,
+    known: int | None,
+) -> list[tuple[Any, ...]]:
+    """Run `sql` (which leaves the page's range to fill, as `{between}`) for one page."""
+    between, range_params = index.between(params, offset=offset, limit=limit, known=known)
+    rows = _fetch(sql.format(between=between), [*head, *range_params, limit], keep_plan=True)
+    if not rows and known is not None:
+        # The kept count ran ahead of the index (it should never): read without the end.
+        return _read_page(index, sql, head, params, offset=offset, limit=limit, known=None)
+    return rows
+
+
+def listed_a_to_z(
+    columns: str, *, from_initial: int = 0, offset: int = 0, limit: int, known: int | None = None
+) -> list[tuple[Any, ...]]:
+    """`limit` live listings in A–Z order, from the letter `from_initial` on, after `offset`
+    (`known`: how many there are from that letter on, from the kept counts), each
+    checked live, read in order from the A–Z index: never sorted, never more than the page.
+    """
+    sql = (
+        f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {{between}} "  # noqa: S608
+        f"AND {_IS_LIVE} ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s"
+    )
+    return _read_page(
+        _LISTINGS_A_TO_Z, sql, [], [from_initial], offset=offset, limit=limit, known=known
+    )
+
+
+def listed_naming(
+    kind: str,
+    object_id: int,
+    columns: str,
+    *,
+    offset: int = 0,
+    limit: int,
+    known: int | None = None,
+) -> list[tuple[Any, ...]]:
+    """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`
+    (`known`: how many name it, kept at publish), read in order from the names' index.
+
+    The last column is what the object's page shows of each (`ListingName.part`), or None.
+    """
+    sql = (
+        f"SELECT {_columns(columns)}, n.part FROM {_NAMED} n "  # noqa: S608 - constants
+        f"JOIN {_FROM_LISTING} ON l.version_id = n.listing_id "
+        "WHERE n.kind = %s AND n.object_id = %s AND {between} "
+        f"AND {_IS_LIVE} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s"
+    )
+    rows = _read_page(
+        _NAMES_A_TO_Z,
+        sql,
+        [kind, object_id],
+        [kind, object_id],
+        offset=offset,
+        limit=limit,
+        known=known,
+    )
+    return [(*row[:-1], json.loads(row[-1]) if row[-1] else None) for row in rows]
+
+
+def listing_counts(kind: str) -> dict[int, int]:
+    """How many live listings start with each letter (`ListingCount.LETTER`), or name each
+    object of a kind: kept in the publishing transaction (glossary.listing), not counted."""
+    rows = _fetch(
+        f"SELECT object_id, live FROM {ListingCount._meta.db_table} WHERE kind = %s",  # noqa: S608
+        [kind],
+        keep_plan=True,
+    )
+    return {int(object_id): max(0, int(live)) for object_id, live in rows}
+
+
+def listing_count(kind: str, object_id: int) -> int:
+    """How many live listings name one object (or, kind `ListingCount.TOTAL`, there are)."""
+    rows = _fetch(
+        f"SELECT live FROM {ListingCount._meta.db_table} WHERE kind = %s AND object_id = %s",  # noqa: S608
+        [kind, object_id],
+        keep_plan=True,
+    )
+    return max(0, int(rows[0][0])) if rows else 0
+
+
+def live_listing_rows(
+    columns: str,
+    where: str,
+    params: Sequence[Any],
+    order: str,
+    *,
+    limit: int,
+    offset: int = 0,
+    order_params: Sequence[Any] = (),
+) -> list[tuple[Any, ...]]:
+    """Live listings matching `where` (SQL over `l`, the listing), in `order`: what search
+    reads (glossary.search builds the conditions from the reader's words, as parameters)."""
+    return _fetch(
+        f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
+        f"ORDER BY {order} LIMIT %s OFFSET %s",
+        [*params, *order_params, limit, offset],
+    )
+
+
+def live_listing_two_tiers(
+    columns: str,
+    first: tuple[str, Sequence[Any], str, Sequence[Any]],
+    second: tuple[str, Sequence[Any], str, Sequence[Any]],
+    *,
+    limit: int,
+    count_limit: int,
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int]:
+    """Two `live_listing_rows` reads in one statement (each: where, params, order, order
+    params), and how many rows the second holds, counted no further than `count_limit`:
+    the first page of a search is one round trip."""
+    (w1, p1, o1, op1), (w2, p2, o2, op2) = first, second
+    cols = _columns(columns)
+    head = f"FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND"
+    counted = (
+        f"(SELECT COUNT(*) FROM (SELECT 1 {head} {w2} "  # noqa: S608 - constants
+        f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found)"
+    )
+    rows = _fetch(
+        f"SELECT * FROM (SELECT 0 AS tier, {cols}, CAST(NULL AS BIGINT) AS counted {head} {w1} "  # noqa: S608
+        f"ORDER BY {o1} LIMIT %s) AS first_tier UNION ALL "
+        f"SELECT * FROM (SELECT 1 AS tier, {cols}, {counted} AS counted {head} {w2} "
+        f"ORDER BY {o2} LIMIT %s) AS second_tier",
+        # In the order the statement names them: the first tier, the count, the second.
+        [*p1, *op1, limit, *p2, count_limit, *p2, *op2, limit],
+    )
+    # A union's branches come out in turn, each in its own order: keep that order.
+    ones = [row[1:-1] for row in rows if row[0] == 0]
+    twos = [row for row in rows if row[0] == 1]
+    return ones, [row[1:-1] for row in twos], int(twos[0][-1]) if twos else 0
+
+
+def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
+    """How many live listings match `where`, counting no further than `limit`.
+
+    In A–Z order, so the database may walk the index and stop at `limit` when most rows
+    match (a word in every entry), as it gathers the few when few do: without an order
+    its only plans gather every match first.
+    """
+    rows = _fetch(
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
+        f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found",
+        [*params, limit],
+    )
+    return int(rows[0][0])
+
+
+def newest_listings(columns: str, *, limit: int) -> list[tuple[Any, ...]]:
+    """The live listings of the entries changed most recently (significantly), newest first,
+    each with that change's time: read from the top of `entry_published_recent_idx`."""
+    rows = _fetch(
+        f"SELECT {_columns(columns)}, e.significant_change_at FROM {_ENTRY} e "  # noqa: S608
+        f"JOIN {_LISTING} l ON l.version_id = e.live_version_id "
+        "WHERE e.live_version_id IS NOT NULL "
+        "ORDER BY e.significant_change_at DESC, e.term LIMIT %s",
+        [limit],
+        keep_plan=True,
+    )
+    return [(*row[:-1], _aware(row[-1])) for row in rows]
+
+
+def _aware(value: Any) -> datetime.datetime | None:
+    """A time read by a raw cursor: SQLite's arrive as text, PostgreSQL's converted."""
+    if value is None:
+        return None
+    moment = value if isinstance(value, datetime.datetime) else None
+    if moment is None:
+        moment = datetime.datetime.fromisoformat(str(value))
+    return moment if timezone.is_aware(moment) else moment.replace(tzinfo=datetime.UTC)
+
+
+# --- Public records, read without the ORM's compiler (the object pages' hot path) ----------
+
+_RECORD = PublicRecord._meta.db_table
+_RECORD_LINK = PublicRecordLink._meta.db_table
+
+
+class Record(NamedTuple):
+    """A public record as the object pages read it: its facts as stored (glossary.records
+    writes them from validated documents), without a model instance per row."""
+
+    kind: str
+    object_id: int
+    slug: str
+    name: str
+    data: dict[str, Any]
+
+
+def _record(kind: str, row: tuple[Any, ...]) -> Record:
+    _, object_id, slug, name, data = row
+    loaded = data if isinstance(data, dict) else json.loads(data)
+    return Record(kind, int(object_id), slug, name, loaded)
+
+
+def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
+    """The public record at an address (`public_record`, in one statement), and how many
+    live listings name it (kept at publish: glossary.listing)."""
+    rows = _fetch(
+        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608 - constants
+        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
+        "WHERE c.kind = r.kind AND c.object_id = r.object_id) "
+        f"FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1",
+        [kind, slug],
+        keep_plan=True,
+    )
+    if not rows:
+        return None
+    *record, named = rows[0]
+    return _record(kind, tuple(record)), max(0, int(named or 0))
+
+
+def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record]:
+    """The public records of these objects, several kinds in one statement: (kind, id) -> it."""
+    postgresql = connection.vendor == "postgresql"
+    conditions: list[str] = []
+    params: list[Any] = []
+    for kind, ids in wanted.items():
+        listed = sorted(set(ids))
+        if not listed:
+            continue
+        if postgresql:
+            # One statement (and plan) for any number of ids.
+            conditions.append("(kind = %s AND object_id = ANY(%s))")
+            params += [kind, listed]
+        else:
+            conditions.append(f"(kind = %s AND object_id IN ({', '.join(['%s'] * len(listed))}))")
+            params += [kind, *listed]
+    if not conditions:
+        return {}
+    rows = _fetch(
+        f"SELECT kind, id, object_id, slug, name, data FROM {_RECORD} "  # noqa: S608
+        f"WHERE {' OR '.join(conditions)}",
+        params,
+        keep_plan=postgresql,
+    )
+    return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
+
+
+def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> tuple[list[Record], int]:
+    """The first `limit` public episodes whose record names this person or organisation, in
+    list order (`public_episodes_naming`), and how many there are, in one statement: their
+    places read from an index (`publicrecord_place_idx`), then only those records."""
+    first = (
+        f"SELECT k.record_id FROM {_RECORD_LINK} k "  # noqa: S608 - constants
+        f"JOIN {_RECORD} s ON s.id = k.record_id "
+        "WHERE k.kind = %s AND k.object_id = %s AND s.kind = %s "
+        "ORDER BY s.sort_key, s.id LIMIT %s"
+    )
+    rows = _fetch(
+        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608
+        f"(SELECT COUNT(*) FROM {_RECORD_LINK} WHERE kind = %s AND object_id = %s) "
+        f"FROM {_RECORD} r WHERE r.id IN ({first}) ORDER BY r.sort_key, r.id",
+        [kind, object_id, kind, object_id, PublicRecord.Kind.EPISODE, limit],
+        keep_plan=True,
+    )
+    total = int(rows[0][-1]) if rows else 0
+    return [_record(PublicRecord.Kind.EPISODE, row[:-1]) for row in rows], total

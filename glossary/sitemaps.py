@@ -4,9 +4,11 @@
 page of every section: `/sitemap-<section>.xml`, then `?p=2`, `?p=3`... with
 `SITEMAP_PAGE_SIZE` addresses each, from Django's `Sitemap` classes below but
 written without the template engine (`sitemap_section`: 500 addresses through
-Django's template cost 25 times the page's query). Entries
-carry `lastmod` = their last significant change. Absolute addresses come from
-settings.SITE_URL, whatever host the request came to.
+Django's template cost 25 times the page's query). Entries carry `lastmod` =
+their last significant change; each entry's `<url>` is written at publish
+(glossary.list_rows) and a page of them is read from the live listing's A–Z
+index (glossary.listing), counted from the kept total. Absolute addresses come
+from settings.SITE_URL, whatever host the request came to.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
-from glossary.models import PublicRecord
+from glossary.models import ListingCount, PublicRecord
+from glossary.pagination import num_pages
 from glossary.paths import absolute, path_for
-from glossary.selectors import public_records, published_entries
+from glossary.selectors import listed_a_to_z, listing_count, public_records, published_entries
 
 # Addresses per sitemap page: small enough that a page costs no more than a public list
 # page to serve (bench/web), far under the protocol's 50,000.
@@ -122,6 +125,13 @@ SITEMAPS = {
 }
 
 
+def _num_pages(section: str, site: Sitemap[Any]) -> int:
+    if section == "entries":
+        total = listing_count(ListingCount.TOTAL, 0)
+        return num_pages(total, SITEMAP_PAGE_SIZE)
+    return site.paginator.num_pages
+
+
 def sitemap_index(request: HttpRequest) -> TemplateResponse:
     """Every page of every section, as Django's sitemap index view lists them, from SITE_URL.
 
@@ -136,7 +146,7 @@ def sitemap_index(request: HttpRequest) -> TemplateResponse:
         items.append(SitemapIndexItem(url, lastmod))  # type: ignore[arg-type]
         items += [
             SitemapIndexItem(f"{url}?p={page}", lastmod)  # type: ignore[arg-type]
-            for page in range(2, site.paginator.num_pages + 1)
+            for page in range(2, _num_pages(section, site) + 1)
         ]
     return TemplateResponse(
         request, "sitemap_index.xml", {"sitemaps": items}, content_type="application/xml"
@@ -153,6 +163,8 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
     """One page (`?p=N`) of one section's addresses, as Django's sitemap.xml lists them."""
     if section not in SITEMAPS:
         raise Http404(f"There is no sitemap section {section!r}.")
+    if section == "entries":
+        return _entries_page(request)
     site = SITEMAPS[section]()
     raw = request.GET.get("p", "1")
     try:
@@ -171,3 +183,21 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
         parts.append("</url>\n")
     parts.append("</urlset>\n")
     return HttpResponse("".join(parts), content_type="application/xml")
+
+
+def _entries_page(request: HttpRequest) -> HttpResponse:
+    """One page of entries, their `<url>`s written at publish, in A–Z order."""
+    total = listing_count(ListingCount.TOTAL, 0)
+    pages = num_pages(total, SITEMAP_PAGE_SIZE)
+    raw = request.GET.get("p", "1")
+    number = int(raw) if raw.isdigit() else 0
+    if not 1 <= number <= pages:
+        raise Http404(f"There is no page {raw!r} here; pages run from 1 to {pages}.")
+    rows = listed_a_to_z(
+        "l.sitemap_url",
+        offset=(number - 1) * SITEMAP_PAGE_SIZE,
+        limit=SITEMAP_PAGE_SIZE,
+        known=total,
+    )
+    body = "".join([_URLSET, *(url for (url,) in rows), "</urlset>\n"])
+    return HttpResponse(body, content_type="application/xml")

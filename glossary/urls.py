@@ -3,7 +3,7 @@ from django.urls import include, path, register_converter
 
 from glossary import api, podcasting, reference_views, views
 from glossary.cache import public_page
-from glossary.feeds import EntryFeed
+from glossary.feeds import entry_feed
 from glossary.sitemaps import sitemap_index, sitemap_section
 from glossary.topics import TopicSlugConverter
 
@@ -35,7 +35,7 @@ urlpatterns = [
     path("tags/", reference_views.tag_list, name="tags"),
     path("tags/<topic:slug>/", reference_views.tag, name="tag"),
     path("search/", views.search_page, name="search"),
-    path("feed/", public_page(EntryFeed()), name="feed"),
+    path("feed/", public_page(entry_feed), name="feed"),
     path("sitemap.xml", public_page(sitemap_index), name="sitemap"),
     path(
         "sitemap-<slug:section>.xml",

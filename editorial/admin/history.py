@@ -13,8 +13,8 @@ from editorial.admin.base import DeskModelAdmin
 from editorial.models import WorkflowEvent
 from glossary.models import EntryVersion
 
-# Bulky or machine-only columns: the document, the rendered page, the search indexes.
-_HIDDEN_VERSION_FIELDS = ("data", "rendered_html", "search_text", "search_names", "search_vector")
+# Bulky or machine-only columns: the document, the rendered page, the search texts.
+_HIDDEN_VERSION_FIELDS = ("data", "rendered_html", "search_text", "search_names")
 
 
 class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):

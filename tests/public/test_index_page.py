@@ -1,5 +1,7 @@
 """The home page: an A–Z index with letter navigation, counts and recently updated entries."""
 
+import re
+
 import time_machine
 
 from glossary import publishing
@@ -43,3 +45,28 @@ def test_the_index_leaves_out_drafts(client, make_entry):
     page = client.get("/").content.decode()
     assert "Hidden" not in page
     assert "No entries have been published yet." in page
+
+
+def test_every_page_of_the_index_continues_where_the_last_ended(client, make_entry, monkeypatch):
+    """A page starts inside a letter (its count says where) and reads on into the next."""
+    from glossary import views
+
+    monkeypatch.setattr(views, "INDEX_PAGE_SIZE", 3)
+    terms = ["zeta", "Byte", "3D chip", "Aria", "42", "bolt", "alpha", "Cache", "Apex", "Beta"]
+    for term in terms:
+        publishing.publish(make_entry(term, slug=term.lower().replace(" ", "-")))
+    shown = []
+    for number in range(1, 5):
+        page = client.get("/", {"page": number} if number > 1 else {}).content.decode()
+        groups = page[page.index('<section class="index-group"') :]
+        shown += re.findall(r'<li><a href="/glossary/[^"]+/">([^<]+)</a>', groups)
+    # "#" (digits and symbols) first, then A to Z whatever the case.
+    assert shown == ["3D chip", "42", "alpha", "Apex", "Aria", "Beta", "bolt", "Byte", "Cache"] + [
+        "zeta"
+    ]
+    assert client.get("/", {"page": 5}).status_code == 404
+    first = client.get("/").content.decode()
+    # B starts on page 2 (3D chip, 42, alpha | Apex, Aria, Beta | ...): its link goes there.
+    assert 'href="/?page=2#letter-b"' in first
+    assert 'href="/?page=4#letter-z"' in first
+    assert 'href="#letter-a"' in first

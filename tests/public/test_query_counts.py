@@ -10,24 +10,32 @@ from glossary.models import Episode
 # Queries per page, uncached. A change here is a change in how a page reads the database.
 EXPECTED = {
     "entry": 1,
-    # letters (their counts are the total), page, recently updated
+    # letters' counts (kept at publish), the page's rows, recently updated
     "home": 3,
-    # record, show, organisations, people, entries (count, page), approved facts (2)
-    "episode": 8,
+    # record (with how many entries name it, kept at publish), the records it names (show,
+    # organisations, people), a page of its entries with each one's moments from the
+    # episode (glossary.list_rows)
+    "episode": 3,
     "episodes": 3,
-    # record, entries (2), approved facts (2), episodes, organisations, shows
-    "person": 8,
+    # record, a page of its entries with each one's quotes by the person, the first
+    # episodes naming them (with their count), the organisations they spoke for
+    "person": 4,
     "people": 2,
-    "organisation": 8,
+    # record, the first episodes naming it (with their count), their shows and people, a
+    # page of its entries with each one's disclosures of it
+    "organisation": 4,
     "organisations": 2,
-    "tag": 3,
+    # record, a page of its entries' rows
+    "tag": 2,
     "tags": 2,
-    # count, page
-    "search": 2,
+    # the first two tiers of the ranking with the second's count, then a query per further
+    # tier the page reaches (here all four: names, then every word in the summary or
+    # above, the body or above, anywhere; a full page stops at the tier that fills it)
+    "search": 3,
     "feed": 1,
     # the index: a count per section (5), the entries' latest change
     "sitemap": 6,
-    # one page of entries (count, page)
+    # one page of entries (the kept total, the page)
     "sitemap-entries": 2,
     "api-entries": 2,
     "api-entry": 1,

@@ -1,0 +1,18 @@
+# A person's or organisation's first episodes in list order read each linked episode's place
+# from this index instead of its whole record (glossary.selectors.public_episodes_naming_first).
+
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('glossary', '0016_listing_search_indexes'),
+    ]
+
+    operations = [
+        migrations.AddIndex(
+            model_name='publicrecord',
+            index=models.Index(fields=['id', 'kind', 'sort_key'], name='publicrecord_place_idx'),
+        ),
+    ]

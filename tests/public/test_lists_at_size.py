@@ -1,0 +1,194 @@
+"""Public lists at size: thousands of live entries, and every list page reads only what it shows.
+
+One entry is published through the real path; thousands more are copied from it in
+bulk (entry, live version, listing rows, names, search index, counts), all naming the
+same tag, person, episode and organisation. Each page must issue the queries it issues
+for a small glossary, and on PostgreSQL no step of any of its plans may read more rows
+than a page or two: no sort, count or scan of every live entry.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from glossary import document, publishing
+from glossary.listing import a_to_z
+from glossary.models import (
+    Entry,
+    EntryVersion,
+    Listing,
+    ListingCount,
+    ListingName,
+)
+from tests.public.test_live_listing import gadget
+from tests.public.test_live_listing import named as named  # noqa: F401 - the fixture
+
+SIZE = 3_000
+# Rows any step of a page's plan may read: the index's 200 a page, skipping inside a
+# letter, search's first tiers and its count of 100, with room to spare; far below SIZE.
+BOUND = 1_000
+
+PAGES = {
+    "index": ("/", 3),
+    "letter": ("/?page=8", 3),
+    "tag": ("/tags/gadgets/", 2),
+    "person": ("/people/pat-guest/", 4),
+    "episode": ("/episodes/test-show/1/7/", 3),
+    "organisation": ("/organisations/acme/", 4),
+    "search": ("/search/?q=gadget", 1),
+    "feed": ("/feed/", 1),
+    "sitemap": ("/sitemap-entries.xml?p=2", 2),
+    "api-list": ("/api/v1/entries/", 2),
+}
+
+
+@pytest.fixture
+def at_size(make_entry: Any, named: dict[str, Any], no_page_cache: Any) -> int:
+    base = gadget(make_entry, named, "Widget")
+    publishing.publish(base)
+    base.refresh_from_db()
+    version = base.live_version
+    assert version is not None
+    listing = Listing.objects.get(pk=version.pk)
+    names = list(ListingName.objects.filter(listing=listing))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    entries = Entry.objects.bulk_create(
+        Entry(
+            term=f"{letters[n % 26]}oclone {n:05}",
+            slug=f"copy-{n:05}",
+            status=Entry.Status.PUBLISHED,
+            first_published_at=base.first_published_at,
+            significant_change_at=base.significant_change_at,
+        )
+        for n in range(SIZE)
+    )
+    data = version.data
+    versions = EntryVersion.objects.bulk_create(
+        EntryVersion(
+            entry=entry,
+            number=1,
+            data={**data, "id": entry.pk, "term": entry.term, "slug": entry.slug},
+            term=entry.term,
+            slug=entry.slug,
+            summary=version.summary,
+            published_at=version.published_at,
+        )
+        for entry in entries
+    )
+    for entry, copy in zip(entries, versions, strict=True):
+        entry.live_version = copy
+    Entry.objects.bulk_update(entries, ["live_version"])
+    listings = []
+    for copy in versions:
+        initial, sort_key = a_to_z(copy.term)
+        listings.append(
+            Listing(
+                version=copy,
+                initial=initial,
+                sort_key=sort_key,
+                term=copy.term,
+                slug=copy.slug,
+                names=copy.term,
+                row_html=listing.row_html.replace("widget", copy.slug).replace("Widget", copy.term),
+                feed_entry=listing.feed_entry,
+                sitemap_url=listing.sitemap_url.replace("widget", copy.slug),
+                api_row=json.dumps({**json.loads(listing.api_row), "slug": copy.slug}),
+            )
+        )
+    Listing.objects.bulk_create(listings, batch_size=500)
+    ListingName.objects.bulk_create(
+        (
+            ListingName(
+                listing=row,
+                kind=name.kind,
+                object_id=name.object_id,
+                initial=row.initial,
+                sort_key=row.sort_key,
+                term=row.term,
+                part=name.part,
+            )
+            for row in listings
+            for name in names
+        ),
+        batch_size=1000,
+    )
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "UPDATE glossary_listing SET words_a = b.words_a, words_ab = b.words_ab, "
+                "words_abc = b.words_abc, words_abcd = b.words_abcd "
+                "FROM glossary_listing b WHERE b.version_id = %s",
+                [version.pk],
+            )
+        else:
+            cursor.execute(
+                "INSERT INTO glossary_search (rowid, term, aliases, summary, body, quotes) "
+                "SELECT l.version_id, l.term, '', s.summary, s.body, s.quotes "
+                "FROM glossary_listing l, glossary_search s "
+                "WHERE s.rowid = %s AND l.version_id <> %s",
+                [version.pk, version.pk],
+            )
+    # The counts as publishing would have kept them.
+    ListingCount.objects.all().delete()
+    counts: dict[tuple[str, int], int] = {(ListingCount.TOTAL, 0): SIZE + 1}
+    for row in [listing, *listings]:
+        key = (ListingCount.LETTER, row.initial)
+        counts[key] = counts.get(key, 0) + 1
+    for name in names:
+        counts[(name.kind, name.object_id)] = SIZE + 1
+    ListingCount.objects.bulk_create(
+        ListingCount(kind=kind, object_id=object_id, live=live)
+        for (kind, object_id), live in counts.items()
+    )
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    assert document.load(versions[0].data).term == versions[0].term
+    return SIZE + 1
+
+
+def _rows_read(plan: dict[str, Any]) -> int:
+    """The most rows any step of a plan read, the GIN indexes' bitmaps of matches aside."""
+    loops = plan.get("Actual Loops", 1)
+    read = (plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)) * loops
+    if plan.get("Node Type") == "Bitmap Index Scan" and "words_" in plan.get("Index Name", ""):
+        read = 0  # a word's matches, as the index lists them: no row is read
+    return max([read, *(_rows_read(p) for p in plan.get("Plans", []))])
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_a_list_page_reads_only_what_it_shows_at_size(client, at_size, name):
+    path, expected = PAGES[name]
+    statements: list[tuple[str, Any]] = []
+
+    def keep(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        statements.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        response = client.get(path)
+    assert response.status_code == 200, path
+    assert len(statements) == expected, [sql[:80] for sql, _ in statements]
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for sql, params in statements:
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+            (plan,) = cursor.fetchone()[0]
+            read = _rows_read(plan["Plan"])
+            assert read <= BOUND, f"{name}: {read} rows for {sql[:120]}\n{json.dumps(plan)}"
+
+
+def test_the_pages_at_size_show_their_first_rows(client, at_size):
+    index = client.get("/").content.decode()
+    assert f"{at_size} entries" in index
+    assert "Aoclone 00000" in index
+    tag = client.get("/tags/gadgets/").content.decode()
+    assert 'href="/tags/gadgets/?page=2" rel="next"' in tag
+    assert f"Page 1 of {-(-at_size // 50)}" in tag
+    search = client.get("/search/?q=gadget").content.decode()
+    assert "More than 100 results" in search

@@ -1,0 +1,244 @@
+"""The live listing: list rows rendered at publish, kept with every publish and withdrawal.
+
+Every public list reads rows written when a version was rendered (glossary.list_rows),
+and only joined to a live version (glossary.selectors): a withdrawn entry leaves every
+list at once, a correction published with another entry reaches every row showing it,
+and the counts the pages show are kept exactly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from glossary import document, listing, publishing, selectors
+from glossary.models import (
+    Appearance,
+    Disclosure,
+    Entry,
+    Episode,
+    EpisodeReference,
+    Listing,
+    ListingCount,
+    ListingName,
+    Organisation,
+    Person,
+    Quote,
+    Show,
+    Sponsorship,
+)
+
+PAGES = [
+    "/",
+    "/tags/gadgets/",
+    "/people/pat-guest/",
+    "/episodes/test-show/1/7/",
+    "/organisations/acme/",
+    "/search/?q=gadget",
+    "/feed/",
+    "/sitemap-entries.xml",
+    "/api/v1/entries/",
+    "/api/v1/search/?q=gadget",
+]
+
+
+@pytest.fixture
+def named(db: Any) -> dict[str, Any]:
+    """An episode with a sponsor and a guest working for it, as entries draw on them."""
+    show = Show.objects.create(name="Test Show", slug="test-show")
+    episode = Episode.objects.create(
+        show=show, season=1, number=7, title="Seven", duration=3600, url="https://pod.example/7"
+    )
+    acme = Organisation.objects.create(name="Acme", slug="acme")
+    guest = Person.objects.create(name="Pat Guest", slug="pat-guest")
+    Appearance.objects.create(episode=episode, person=guest, affiliation=acme)
+    Sponsorship.objects.create(episode=episode, organisation=acme, read_at=5)
+    return {"episode": episode, "acme": acme, "guest": guest}
+
+
+def gadget(make_entry: Any, named: dict[str, Any], term: str, *, at: int = 60) -> Entry:
+    """An entry that quotes the guest, refers to the episode and discloses Acme."""
+    entry = make_entry(term, slug=term.lower(), summary=f"The {term} gadget.", body="A gadget.")
+    entry.tags.add("gadgets")
+    ref = EpisodeReference.objects.create(
+        entry=entry, episode=named["episode"], at=at, speaker=named["guest"], text=f"{term} said."
+    )
+    Disclosure.objects.create(
+        entry=entry,
+        reference=ref,
+        kind="commercial_interest",
+        episode=named["episode"],
+        organisation=named["acme"],
+        at=at + 1,
+        text=f"Acme sells {term}.",
+    )
+    Quote.objects.create(
+        entry=entry,
+        episode=named["episode"],
+        speaker=named["guest"],
+        start=at + 2,
+        text=f"I like {term}.",
+    )
+    return entry
+
+
+def page(client: Any, path: str) -> str:
+    response = client.get(path)
+    assert response.status_code == 200, path
+    return response.content.decode()
+
+
+def kept_counts() -> Counter[tuple[str, int]]:
+    return Counter(
+        {
+            (c.kind, c.object_id): c.live
+            for c in ListingCount.objects.all()
+            if c.live  # a letter or an object no longer named keeps its row at zero
+        }
+    )
+
+
+def recounted() -> Counter[tuple[str, int]]:
+    """The counts, computed afresh from the live versions' documents."""
+    counts: Counter[tuple[str, int]] = Counter()
+    for version in selectors.live_versions():
+        doc = document.load(version.data)
+        counts[(ListingCount.TOTAL, 0)] += 1
+        counts[(ListingCount.LETTER, listing.a_to_z(doc.term)[0])] += 1
+        refs = document.referenced(doc)
+        for kind, ids in (
+            ("episode", refs.episodes),
+            ("person", refs.people),
+            ("organisation", refs.organisations),
+            ("tag", refs.tags),
+        ):
+            for object_id in ids:
+                counts[(kind, object_id)] += 1
+    return counts
+
+
+def test_every_list_shows_a_published_entry_from_its_rows(client, make_entry, named):
+    publishing.publish(gadget(make_entry, named, "Widget"))
+    for path in PAGES:
+        assert "Widget" in page(client, path) or "/glossary/widget/" in page(client, path), path
+    person = page(client, "/people/pat-guest/")
+    assert "“I like Widget.”" in person
+    assert 'quoted in <a href="/glossary/widget/">Widget</a>' in person
+    episode = page(client, "/episodes/test-show/1/7/")
+    assert episode.index("Widget said.") < episode.index("Acme sells Widget.")
+    assert '<span class="disclosure">Acme sells Widget.</span>' in page(
+        client, "/organisations/acme/"
+    )
+
+
+def test_a_withdrawn_entry_leaves_every_list_at_once(client, make_entry, named):
+    kept = gadget(make_entry, named, "Keeper")
+    gone = gadget(make_entry, named, "Goner", at=90)
+    publishing.publish(kept)
+    publishing.publish(gone)
+    assert all("goner" in page(client, path).lower() for path in PAGES)
+    publishing.unpublish(gone)
+    for path in PAGES:
+        body = page(client, path).lower()
+        assert "keeper" in body and "goner" not in body, path
+    assert not Listing.objects.filter(version__entry=gone).exists()
+    assert not ListingName.objects.filter(listing__version__entry=gone).exists()
+    assert kept_counts() == recounted()
+
+
+def test_a_row_is_served_only_joined_to_a_live_version(client, make_entry, named, no_page_cache):
+    """Even a listing row left behind (here: made so by hand) is never what shows an entry."""
+    entry = gadget(make_entry, named, "Widget")
+    publishing.publish(entry)
+    other = gadget(make_entry, named, "Other", at=90)
+    publishing.publish(other)
+    Entry.objects.filter(pk=entry.pk).update(live_version=None)
+    assert Listing.objects.filter(version__entry=entry).exists()
+    for path in PAGES:
+        assert "widget" not in page(client, path).lower(), path
+
+
+def test_a_correction_published_with_another_entry_reaches_every_row_showing_it(
+    client, make_entry, named
+):
+    first = gadget(make_entry, named, "Widget")
+    publishing.publish(first)
+    guest = named["guest"]
+    guest.name = "Pat Corrected"
+    guest.save()
+    # Not public until an entry showing the guest is published (glossary.records)...
+    assert "Pat Corrected" not in page(client, "/episodes/test-show/1/7/")
+    publishing.publish(gadget(make_entry, named, "Second", at=90))
+    # ...then every live page showing them is rendered again, rows included.
+    person = page(client, "/people/pat-guest/")
+    assert "Pat Corrected" in person and "Pat Guest" not in person
+    moments = page(client, "/episodes/test-show/1/7/")
+    widget_quote = moments[moments.index("I like Widget.") :]
+    assert widget_quote.index("Pat Corrected") < widget_quote.index("quoted in")
+
+
+def test_counts_follow_every_publish_replacement_and_withdrawal(make_entry, named):
+    entries = [gadget(make_entry, named, term, at=60 + i) for i, term in enumerate("ABC")]
+    for entry in entries:
+        publishing.publish(entry)
+    assert kept_counts() == recounted()
+    Entry.objects.filter(pk=entries[0].pk).update(term="Zed")  # under another letter
+    publishing.publish(entries[0])
+    assert kept_counts() == recounted()
+    publishing.unpublish(entries[1])
+    assert kept_counts() == recounted()
+    publishing.publish(entries[1])
+    publishing.rerender_all()
+    assert kept_counts() == recounted()
+    assert kept_counts()[(ListingCount.LETTER, 26)] == 1  # Zed
+
+
+def test_listing_a_version_twice_counts_it_once(make_entry, named):
+    entry = gadget(make_entry, named, "Widget")
+    publishing.publish(entry)
+    version = Entry.objects.get(pk=entry.pk).live_version
+    assert version is not None
+    assert not listing.index_live(version, document.load(version.data))
+    assert listing.unindex(version) and not listing.unindex(version)
+    assert kept_counts()[(ListingCount.TOTAL, 0)] == 0
+
+
+def test_a_page_rendered_before_the_listing_existed_is_listed_by_rendering_it(
+    client, make_entry, named, no_page_cache
+):
+    """A database migrated but not yet re-rendered: the next render of a page lists it."""
+    entry = gadget(make_entry, named, "Widget")
+    publishing.publish(entry)
+    Listing.objects.all().delete()
+    ListingCount.objects.all().delete()
+    assert "Widget" not in page(client, "/")
+    version = Entry.objects.get(pk=entry.pk).live_version
+    assert version is not None
+    publishing.render_live(version, Entry.objects.get(pk=entry.pk))
+    assert "Widget" in page(client, "/")
+    assert kept_counts() == recounted()
+
+
+@pytest.mark.django_db
+def test_the_lists_indexes_exist():
+    with connection.cursor() as cursor:
+        constraints = {
+            table: connection.introspection.get_constraints(cursor, table)
+            for table in ("glossary_listing", "glossary_listingname", "glossary_listingcount")
+        }
+    assert constraints["glossary_listing"]["listing_a_to_z_idx"]["columns"] == [
+        "initial",
+        "sort_key",
+        "term",
+        "version_id",
+    ]
+    names = constraints["glossary_listingname"]
+    assert names["listingname_object_idx"]["columns"][:2] == ["kind", "object_id"]
+    assert [c["columns"] for c in names.values() if c["primary_key"]] == [
+        ["listing_id", "kind", "object_id"]
+    ]
+    counts = constraints["glossary_listingcount"]
+    assert [c["columns"] for c in counts.values() if c["primary_key"]] == [["kind", "object_id"]]
