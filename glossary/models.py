@@ -598,9 +598,6 @@ class PublicRecord(models.Model):
             models.Index(fields=["kind", "slug"], name="publicrecord_address_idx"),
             # Public lists page through one kind in order.
             models.Index(fields=["kind", "sort_key"], name="publicrecord_list_idx"),
-            # A person's or organisation's first episodes in list order: each linked
-            # episode's place read from the index alone, not from its whole record.
-            models.Index(fields=["id", "kind", "sort_key"], name="publicrecord_place_idx"),
         ]
 
     def __str__(self) -> str:
@@ -611,13 +608,16 @@ class PublicRecordLink(models.Model):
     """A person or organisation an episode's public record names (guest, employer, sponsor).
 
     Kept with the records (glossary.records.refresh_links), so a person's or an
-    organisation's page finds its episodes with one indexed join, however many
-    episodes there are, instead of reading every episode's record.
+    organisation's page reads its first episodes in list order as a range of one
+    index, however many episodes there are, instead of reading every episode's record.
     """
 
     record = models.ForeignKey(PublicRecord, on_delete=models.CASCADE, related_name="links")
     kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
     object_id = models.PositiveBigIntegerField()
+    sort_key = models.CharField(
+        max_length=400, default="", help_text="The episode record's sort key, copied with it."
+    )
 
     class Meta:
         constraints = [
@@ -625,7 +625,13 @@ class PublicRecordLink(models.Model):
                 fields=["record", "kind", "object_id"], name="publicrecordlink_unique"
             )
         ]
-        indexes = [models.Index(fields=["kind", "object_id"], name="publicrecordlink_object_idx")]
+        indexes = [
+            # An object's episodes in list order, and their count, from the index alone.
+            models.Index(
+                fields=["kind", "object_id", "sort_key", "record"],
+                name="publicrecordlink_order_idx",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.record} names {self.kind} {self.object_id}"

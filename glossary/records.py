@@ -196,7 +196,9 @@ def refresh(
                 continue
             if record.data != fields["data"] or record.slug != fields["slug"]:
                 changed.add(key)
-            if record.data != fields["data"]:
+            # Its address, name and place in lists can change without its facts (a
+            # show renamed moves its episodes), so every field is compared.
+            if any(getattr(record, name) != value for name, value in fields.items()):
                 for name, value in fields.items():
                     setattr(record, name, value)
                 record.version_id, record.published_at = version_id, published_at
@@ -243,11 +245,11 @@ def refresh_links(changed: Iterable[Key] | None = None) -> None:
         if not ids:
             return
         records = records.filter(object_id__in=ids)
-    rows = list(records.values_list("pk", "data"))
-    PublicRecordLink.objects.filter(record_id__in=[pk for pk, _ in rows]).delete()
+    rows = list(records.values_list("pk", "data", "sort_key"))
+    PublicRecordLink.objects.filter(record_id__in=[pk for pk, _, _ in rows]).delete()
     PublicRecordLink.objects.bulk_create(
-        PublicRecordLink(record_id=pk, kind=kind, object_id=object_id)
-        for pk, data in rows
+        PublicRecordLink(record_id=pk, kind=kind, object_id=object_id, sort_key=sort_key)
+        for pk, data, sort_key in rows
         for kind, object_id in sorted(links_of(data))
     )
 

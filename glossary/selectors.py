@@ -570,19 +570,19 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
 
 def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> tuple[list[Record], int]:
     """The first `limit` public episodes whose record names this person or organisation, in
-    list order (`public_episodes_naming`), and how many there are, in one statement: their
-    places read from an index (`publicrecord_place_idx`), then only those records."""
+    list order (`public_episodes_naming`), and how many there are, in one statement: both
+    read from the links' index alone (`publicrecordlink_order_idx`, each link carrying its
+    episode's sort key), then only those records."""
     first = (
         f"SELECT k.record_id FROM {_RECORD_LINK} k "  # noqa: S608 - constants
-        f"JOIN {_RECORD} s ON s.id = k.record_id "
-        "WHERE k.kind = %s AND k.object_id = %s AND s.kind = %s "
-        "ORDER BY s.sort_key, s.id LIMIT %s"
+        "WHERE k.kind = %s AND k.object_id = %s "
+        "ORDER BY k.sort_key, k.record_id LIMIT %s"
     )
     rows = _fetch(
         f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608
         f"(SELECT COUNT(*) FROM {_RECORD_LINK} WHERE kind = %s AND object_id = %s) "
         f"FROM {_RECORD} r WHERE r.id IN ({first}) ORDER BY r.sort_key, r.id",
-        [kind, object_id, kind, object_id, PublicRecord.Kind.EPISODE, limit],
+        [kind, object_id, kind, object_id, limit],
         keep_plan=True,
     )
     total = int(rows[0][-1]) if rows else 0

@@ -99,3 +99,28 @@ def test_every_long_list_pages_with_rel_links(client, busy_host, make_entry, mon
     second = client.get(f"{path}{joiner}page=2").content.decode()
     assert 'rel="prev"' in second and 'rel="next"' not in second, path
     assert client.get(f"{path}{joiner}page=3").status_code == 404
+
+
+def test_a_renamed_show_moves_its_episodes_and_their_links_on_the_next_publish(client, busy_host):
+    """The episode's facts are the same; its address and its place in lists are not."""
+    entry, host, _ = busy_host
+    publishing.publish(entry)
+    Show.objects.filter(slug="long-show").update(name="Alpha Show", slug="alpha-show")
+    publishing.publish(entry)
+    assert client.get("/episodes/alpha-show/1/1/").status_code == 200
+    assert client.get("/episodes/long-show/1/1/").status_code == 404
+    keys = set(
+        PublicRecordLink.objects.filter(kind="person", object_id=host.pk).values_list(
+            "sort_key", flat=True
+        )
+    )
+    assert keys and all(key.startswith("alpha show|") for key in keys)
+
+
+def test_a_persons_episodes_are_read_in_list_order_from_the_links(client, busy_host):
+    entry, _, _ = busy_host
+    publishing.publish(entry)
+    page = client.get("/people/hana-host/").content.decode()
+    numbers = [int(n) for n in re.findall(r'<a href="/episodes/long-show/1/(\d+)/">Episode', page)]
+    # Newest first within a season: the last EPISODES_SHOWN of them, in that order.
+    assert numbers == list(range(EPISODES, EPISODES - EPISODES_SHOWN, -1))
