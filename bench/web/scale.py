@@ -30,7 +30,6 @@ import argparse
 import importlib.util
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -45,6 +44,10 @@ _spec = importlib.util.spec_from_file_location("bench_web", Path(__file__).with_
 assert _spec is not None and _spec.loader is not None
 web = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(web)
+_spec = importlib.util.spec_from_file_location("bench_pages", Path(__file__).with_name("pages.py"))
+assert _spec is not None and _spec.loader is not None
+listed = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(listed)
 GUNICORN, PY, REDIS_URL, ROOT = web.GUNICORN, web.PY, web.REDIS_URL, web.ROOT
 app_env, check_redis, ensure_wrk, free_port, run_wrk = (
     web.app_env,
@@ -161,22 +164,7 @@ def choose(db: str, base: str) -> dict[str, str]:
     )
     with urllib.request.urlopen(base + "/", timeout=30) as response:
         home = response.read().decode()
-    letter = re.search(r'href="([^"#]*)#letter-s"', home)
-    return {
-        "trivial": "/bench/trivial/",
-        "entry": picked["entry"],
-        "index": "/",
-        "letter": (letter.group(1) if letter and letter.group(1) else "/"),
-        "tag": picked["tag"],
-        "episode": picked["episode"],
-        "person": picked["person"],
-        "organisation": picked["organisation"],
-        "search": picked["search"],
-        "api-list": "/api/v1/entries/",
-        "api-entry": picked["api-entry"],
-        "feed": "/feed/",
-        "sitemap": "/sitemap-entries.xml?p=2",
-    }
+    return listed.pages(picked, home)
 
 
 @contextmanager
