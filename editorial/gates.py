@@ -45,6 +45,7 @@ from glossary.models import (
     Citation,
     Disclosure,
     Entry,
+    EntryName,
     Episode,
     EpisodeReference,
     Quote,
@@ -254,7 +255,7 @@ def run_gates_for(
     if transcripts:
         for check in check_entries(scope):
             quote_checks.setdefault(check.entry.pk, []).append(check)
-    names = name_index()
+    names = name_index(entries)
 
     out: dict[int, list[GateResult]] = {}
     for entry in entries:
@@ -283,18 +284,20 @@ def run_gates_for(
     return out
 
 
-def _names_of(term: str, aliases: str) -> set[str]:
-    lines = [term, *aliases.splitlines()]
-    return {" ".join(n.split()).casefold() for n in lines if n.strip()}
-
-
-def name_index() -> dict[str, list[tuple[int, str]]]:
-    """Unarchived entries' terms and aliases, casefolded: name → [(entry id, term)]; one query."""
+def name_index(entries: Iterable[Entry]) -> dict[str, list[tuple[int, str]]]:
+    """The unarchived entries that use any of `entries`' terms or aliases (as
+    glossary.models.name_keys compares them): name → [(entry id, term)]; one indexed
+    query (EntryName), however many entries the glossary has."""
+    wanted = sorted({name for entry in entries for name in entry.name_keys()})
     index: dict[str, list[tuple[int, str]]] = {}
-    rows = Entry.objects.exclude(status=Entry.Status.ARCHIVED).values_list("pk", "term", "aliases")
-    for pk, term, aliases in rows:
-        for name in _names_of(term, aliases):
-            index.setdefault(name, []).append((pk, term))
+    rows = (
+        EntryName.objects.filter(name__in=wanted or [""])  # [""]: the same one query
+        .exclude(entry__status=Entry.Status.ARCHIVED)
+        .order_by("entry_id", "name")
+        .values_list("name", "entry_id", "entry__term")
+    )
+    for name, pk, term in rows:
+        index.setdefault(name, []).append((pk, term))
     return index
 
 
@@ -302,9 +305,9 @@ def duplicate_names(
     entry: Entry, index: dict[str, list[tuple[int, str]]] | None = None
 ) -> list[tuple[str, str]]:
     """(name, other entry's term) for each of `entry`'s term and aliases another entry also uses."""
-    index = name_index() if index is None else index
+    index = name_index([entry]) if index is None else index
     found = []
-    for name in sorted(_names_of(entry.term, entry.aliases)):
+    for name in sorted(entry.name_keys()):
         for pk, term in index.get(name, []):
             if pk != entry.pk:
                 found.append((name, term))

@@ -45,6 +45,7 @@ from glossary.models import (
     Citation,
     Disclosure,
     Entry,
+    EntryName,
     Episode,
     EpisodeReference,
     Organisation,
@@ -344,6 +345,7 @@ def generate(
             )
         )
     made = Entry.objects.bulk_create(rows, batch_size=1000)
+    EntryName.write(made, fresh=True)  # bulk_create skips Entry.save, which writes them
     today = newsroom.today()
     quotes: list[Quote] = []
     references: list[EpisodeReference] = []

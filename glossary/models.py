@@ -7,13 +7,14 @@ An `Entry` row is the editors' working copy; readers only ever see the
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from collections.abc import Collection
+from typing import Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -353,6 +354,13 @@ class Appearance(models.Model):
         return f"{self.person} ({self.get_role_display()}) on {self.episode}"
 
 
+def name_keys(term: str, aliases: str) -> set[str]:
+    """An entry's term and aliases as the duplicate-name check compares them: spaces
+    collapsed, case folded ("Straße" and "STRASSE" are one name)."""
+    lines = [term, *aliases.splitlines()]
+    return {" ".join(n.split()).casefold() for n in lines if n.strip()}
+
+
 class EntryQuerySet(models.QuerySet["Entry"]):
     def published(self) -> EntryQuerySet:
         """The one visibility rule: an entry is public while it has a live version."""
@@ -435,6 +443,8 @@ class Entry(models.Model):
     )
 
     objects = EntryQuerySet.as_manager()
+    # The names EntryName holds for this entry, as last read or written (None: unknown).
+    _stored_names: set[str] | None = None
 
     class Meta:
         ordering = ["term"]
@@ -453,6 +463,16 @@ class Entry(models.Model):
     def __str__(self) -> str:
         return self.term
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        adding = self._state.adding
+        update_fields = kwargs.get("update_fields")
+        with transaction.atomic(savepoint=False):  # the entry and its names, or neither
+            super().save(*args, **kwargs)
+            if update_fields is not None and not {"term", "aliases"} & set(update_fields):
+                return
+            if self.name_keys() != self._stored_names:
+                EntryName.write([self], fresh=adding)
+
     def get_absolute_url(self) -> str:
         return reverse("glossary:entry", args=[self.slug])
 
@@ -463,11 +483,60 @@ class Entry(models.Model):
     def alias_list(self) -> list[str]:
         return [line.strip() for line in self.aliases.splitlines() if line.strip()]
 
+    def name_keys(self) -> set[str]:
+        return name_keys(self.term, self.aliases)
+
+    @classmethod
+    def from_db(
+        cls, db: str | None, field_names: Collection[str], values: Collection[Any], **kwargs: Any
+    ) -> Self:
+        entry = super().from_db(db, field_names, values, **kwargs)
+        # What EntryName holds for this entry, so a save that leaves the names alone
+        # writes none of them (deferred fields: unknown, written on save).
+        fields = entry.__dict__
+        if "term" in fields and "aliases" in fields:
+            entry._stored_names = name_keys(entry.term, entry.aliases)
+        return entry
+
     def clean(self) -> None:
         if not self.slug and self.term:
             self.slug = slugify(self.term)[:200]
         # Addresses are lowercase: /glossary/Interconnect/ redirects to /glossary/interconnect/.
         self.slug = self.slug.lower()
+
+
+class EntryName(models.Model):
+    """One of an entry's names (its term or an alias) as `name_keys` gives it: the
+    duplicate-name publish check looks its names up here instead of reading every entry.
+
+    Written whenever an entry's term or aliases are saved (Entry.save); code that
+    bulk-creates entries calls `EntryName.write` for them.
+    """
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="name_rows")
+    name = models.TextField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "name"], name="entryname_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def write(cls, entries: list[Entry], *, fresh: bool = False) -> None:
+        """Make the rows of `entries` match their terms and aliases: two statements, or
+        one for `fresh` entries (just created, so they have no rows yet)."""
+        if not fresh:
+            cls.objects.filter(entry__in=[e.pk for e in entries]).delete()
+        EntryName.objects.bulk_create(
+            EntryName(entry=entry, name=name)
+            for entry in entries
+            for name in sorted(entry.name_keys())
+        )
+        for entry in entries:
+            entry._stored_names = entry.name_keys()
 
 
 class EntryVersionQuerySet(models.QuerySet["EntryVersion"]):
