@@ -10,10 +10,12 @@ from django import forms
 from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget, AutocompleteSelect
 from django.core.exceptions import ValidationError
 from django.db.models import Model
+from django.forms.utils import ErrorList
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
 from editorial import newsroom, workflow
@@ -54,8 +56,29 @@ class KnownAutocompleteSelect(CheckedAutocompleteSelect):
         return groups
 
 
+class QuietErrorList(ErrorList):
+    """Django's error list, except that an empty one is "" at once.
+
+    Django renders the list's template even when it holds nothing (the template then
+    gives ""): the entry page shows hundreds of empty lists, one for each field of
+    every inline row, and rendering them was a tenth of the page's time.
+    """
+
+    def render(
+        self, template_name: str | None = None, context: Any = None, renderer: Any = None
+    ) -> SafeString:
+        if not self.data:
+            return SafeString("")
+        return super().render(template_name, context, renderer)
+
+    __str__ = render
+    __html__ = render
+
+
 class PreloadingInlineFormSet(forms.BaseInlineFormSet[Any, Any, Any]):
     """Loads the labels of every autocomplete's selected value once for all rows."""
+
+    error_class = QuietErrorList
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -179,6 +202,7 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
     edit_token = forms.CharField(widget=forms.HiddenInput, required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("error_class", QuietErrorList)
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["edit_token"].initial = edit_token(self.instance)

@@ -185,3 +185,38 @@ def test_an_alias_too_long_for_its_redirect_is_refused_naming_its_line(ready_ent
     assert "x" * 250 not in ready_entry.aliases
     form["aliases"] = "NVLink\n" + "x" * 200
     assert wanda.post(url, form).status_code == 302
+
+
+def test_an_error_list_renders_as_djangos_and_an_empty_one_as_nothing():
+    from django.forms.utils import ErrorList
+
+    from editorial.admin.forms import QuietErrorList
+
+    assert str(QuietErrorList()) == str(ErrorList()) == ""
+    assert QuietErrorList().as_ul() == ErrorList().as_ul() == ""
+    full = ["Enter a whole number.", "<b>escaped</b>"]
+    assert str(QuietErrorList(full, field_id="id_x")) == str(ErrorList(full, field_id="id_x"))
+    assert QuietErrorList(full).as_text() == ErrorList(full).as_text()
+
+
+def test_a_bad_inline_value_is_shown_beside_its_field_with_everything_typed_kept(
+    ready_entry, writer
+):
+    wanda = client_for(writer)
+    url = f"/admin/glossary/entry/{ready_entry.pk}/change/"
+    page = wanda.get(url).content.decode()
+    assert '<ul class="errorlist' not in page  # no empty lists either
+    form = form_data(page)
+    order = next(
+        name for name in form if name.startswith("citations-0-") and name.endswith("order")
+    )
+    form[order] = "first"
+    form["body"] = "Typed and kept."
+    response = wanda.post(url, form)
+    assert response.status_code == 200
+    shown = response.content.decode()
+    assert (
+        '<ul class="errorlist" id="id_citations-0-order_error"><li>Enter a whole number.</li></ul>'
+        in shown
+    )
+    assert "Typed and kept." in shown
