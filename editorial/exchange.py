@@ -52,6 +52,7 @@ from glossary.models import (
     Citation,
     Disclosure,
     Entry,
+    EntryName,
     EntryRedirect,
     EntryVersion,
     Episode,
@@ -133,6 +134,7 @@ NOT_EXPORTED = {
     "glossary.Listing": "the public lists' rows, rendered again from the live versions on import",
     "glossary.ListingName": "rebuilt with the listing on import",
     "glossary.ListingCount": "recounted with the listing on import",
+    "glossary.EntryName": "each entry's names, written again from its term and aliases on import",
 }
 
 USER_FIELDS = [
@@ -639,6 +641,8 @@ def import_glossary(
                     batch_size=500,
                 )
         _reset_sequences([t.model for t in TABLES])
+        # Rows were inserted as they are, without Entry.save, which writes the names.
+        EntryName.write(list(Entry.objects.only("pk", "term", "aliases")), fresh=True)
         sync_roles()
         # The file's rendered pages, API answers, public records and search text are
         # not trusted (it carries no signature): each is derived again from the live
@@ -854,6 +858,8 @@ def merge_glossary(
                 to_add.append((old_pk, obj))
             if to_add:
                 made = model._base_manager.bulk_create([o for _, o in to_add], batch_size=500)
+                if model is Entry:  # bulk_create skips Entry.save, which writes the names
+                    EntryName.write(made, fresh=True)  # type: ignore[arg-type]
                 added = idmap.setdefault(f"{name}:added", {})
                 for (old_pk, _), new in zip(to_add, made, strict=True):
                     mapping[old_pk] = int(new.pk)

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from editorial import exchange
+from editorial import exchange, gates
 from editorial.models import WorkflowEvent
 from glossary.models import Entry, EntryVersion, Person, PublicRecord, Source
 
@@ -167,6 +167,10 @@ def test_merge_dry_run_says_what_it_would_add_and_adds_nothing(
     assert EntryVersion.objects.count() == versions
     assert PublicRecord.objects.count() == records
     assert not WorkflowEvent.objects.filter(entry=added).exists()
+    # Its names are kept, as a saved entry's are: a second "Imported term" is a duplicate.
+    assert gates.duplicate_names(Entry(term="IMPORTED  term")) == [
+        ("imported term", "Imported term")
+    ]
 
 
 def test_both_commands_draw_progress_on_stderr(exported: dict[str, Any], tmp_path: Path) -> None:
@@ -192,3 +196,11 @@ def test_rows_made_after_an_import_get_new_ids(exported: dict[str, Any], tmp_pat
     top = max(e["id"] for e in exported["tables"]["entries"])
     made = Entry.objects.create(term="After", slug="after")
     assert made.pk > top
+
+
+def test_an_import_keeps_every_entrys_names(exported: dict[str, Any], tmp_path: Path) -> None:
+    empty_content()
+    run_import(write(tmp_path, exported))
+    for entry in Entry.objects.all():
+        assert set(entry.name_rows.values_list("name", flat=True)) == entry.name_keys()
+    assert gates.duplicate_names(Entry(term="Interconnect")) == [("interconnect", "Interconnect")]
