@@ -141,7 +141,8 @@ class CitationInline(EntryPartInline):
         return fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Citation]:
-        return super().get_queryset(request).select_related("source")
+        # Who confirmed each citation is shown read-only: with the rows, not a query each.
+        return super().get_queryset(request).select_related("source", "checked_by")
 
 
 class SeeAlsoInline(EntryPartInline):

@@ -173,6 +173,36 @@ def test_the_entry_change_page_costs_the_same_with_thousands_of_rows_elsewhere(
     assert "Bulk source 1" not in body and "Bulk person 1" not in body
 
 
+def test_the_entry_change_page_costs_the_same_for_one_part_of_each_kind_or_six(
+    desk: Client,
+    small_entry: Entry,
+    make_entry: Callable[..., Entry],
+    make_source: Callable[..., Source],
+    episode: Episode,
+) -> None:
+    url = f"{ENTRIES}{small_entry.pk}/change/"
+    one, _, _ = measure(desk, url)
+    for n in range(5):
+        checker = User.objects.create_user(f"checker-{n}")
+        speaker = Person.objects.create(name=f"Speaker {n}", slug=f"speaker-{n}")
+        other = Episode.objects.create(show=episode.show, season=9, number=n + 1, duration=3600)
+        ref = EpisodeReference.objects.create(
+            entry=small_entry, episode=other, at=60, speaker=speaker, text="r"
+        )
+        Quote.objects.create(entry=small_entry, episode=other, speaker=speaker, start=30, text="q")
+        Citation.objects.create(
+            entry=small_entry,
+            source=make_source(url=f"https://example.com/{n}"),
+            checked_on=datetime.date(2026, 11, 1),
+            checked_by=checker,
+        )
+        Disclosure.objects.create(entry=small_entry, kind="other", reference=ref, text="d")
+        SeeAlso.objects.create(entry=small_entry, target=make_entry(f"Target {n}"))
+    six, _, body = measure(desk, url)
+    assert six == one
+    assert "checker-4" in body
+
+
 def test_the_entry_add_page_costs_the_same_with_thousands_of_rows_elsewhere(
     desk: Client, small_entry: Entry
 ) -> None:
