@@ -152,14 +152,21 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def run_gates(entry: Entry, *, now: datetime.datetime | None = None) -> list[GateResult]:
+def run_gates(
+    entry: Entry,
+    *,
+    now: datetime.datetime | None = None,
+    quote_checks: Iterable[QuoteCheck] | None = None,
+) -> list[GateResult]:
     """Every publish check for `entry`'s working copy, passed ones included.
 
     Reads the database a fixed number of times regardless of the entry's size.
     Uses the in-memory `entry` for its own fields (term, summary), so a form's
-    unsaved values can be checked.
+    unsaved values can be checked. `quote_checks`: the entry's quotes already checked
+    against their transcripts (`check_entries`), when the caller has them.
     """
-    return run_gates_for([entry], Entry.objects.filter(pk=entry.pk), now=now)[entry.pk]
+    scope = Entry.objects.filter(pk=entry.pk)
+    return run_gates_for([entry], scope, now=now, quote_checks=quote_checks)[entry.pk]
 
 
 def run_gates_for(
@@ -168,6 +175,7 @@ def run_gates_for(
     *,
     now: datetime.datetime | None = None,
     transcripts: bool = True,
+    quote_checks: Iterable[QuoteCheck] | None = None,
 ) -> dict[int, list[GateResult]]:
     """`run_gates` for many entries at once, at the same fixed number of queries.
 
@@ -251,10 +259,10 @@ def run_gates_for(
         .order_by("order", "pk")
     )
 
-    quote_checks: dict[int, list[QuoteCheck]] = {}
+    checked: dict[int, list[QuoteCheck]] = {}
     if transcripts:
-        for check in check_entries(scope):
-            quote_checks.setdefault(check.entry.pk, []).append(check)
+        for check in check_entries(scope) if quote_checks is None else quote_checks:
+            checked.setdefault(check.entry.pk, []).append(check)
     names = name_index(entries)
 
     out: dict[int, list[GateResult]] = {}
@@ -277,7 +285,7 @@ def run_gates_for(
         )
         results += _see_also_checks(entry, see_also.get(pk, []))
         if transcripts:
-            results += _transcript_checks(entry, quote_checks.get(pk, []))
+            results += _transcript_checks(entry, checked.get(pk, []))
         results += _name_checks(entry, names)
         results += _body_checks(entry)
         out[pk] = results

@@ -35,7 +35,12 @@ from editorial.admin.forms import (
     PreloadingInlineFormSet,
 )
 from editorial.admin.gates import gate_panel
-from editorial.admin.quotes import QuoteForm, checks_by_quote, verdict_html
+from editorial.admin.quotes import (
+    QuoteForm,
+    checks_by_quote,
+    quote_checks_shared,
+    verdict_html,
+)
 from editorial.permissions import Action, acting_user, can
 from editorial.sourcetext import service as sourcetext
 from glossary import publishing
@@ -434,7 +439,13 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         entry = Entry.objects.filter(pk=pk).select_related("live_version").first() if pk else None
         if entry is not None:
             extra_context["workflow"] = self.pages.context(request, entry)
-        return super().change_view(request, object_id, form_url, extra_context)
+        # Rendered here, so the quotes' verdicts and the publish checks' panel, both drawn
+        # while the page renders, share one check of the quotes against the transcripts.
+        with quote_checks_shared():
+            response = super().change_view(request, object_id, form_url, extra_context)
+            if isinstance(response, TemplateResponse):
+                response.render()
+        return response
 
     def history_view(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None

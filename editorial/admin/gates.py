@@ -30,6 +30,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from editorial import newsroom
+from editorial.admin.quotes import entry_quote_checks
 from editorial.gates import blocking_failures, run_gates, warnings
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
 from editorial.permissions import Action, acting_user, can
@@ -161,7 +162,7 @@ def gate_panel(entry: Entry | None, *, now: datetime.datetime | None = None) -> 
     """
     if entry is None or entry.pk is None:
         return render_to_string("editorial/gates_panel.html", {"unsaved": True})
-    results = run_gates(entry, now=now)
+    results = run_gates(entry, now=now, quote_checks=entry_quote_checks(entry.pk))
     # The entry's waiting schedule, or its last scheduled action if that failed:
     # the editor who scheduled it learns here (and on the dashboard) why it did not run.
     schedule = (

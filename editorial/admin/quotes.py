@@ -9,6 +9,9 @@ they follow every change to a quote or a transcript.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from django import forms
@@ -39,13 +42,39 @@ from glossary.models import Appearance, Entry, Episode, Person, Quote
 from glossary.timestamps import format_timestamp
 from glossary.transcripts.verify import Outcome, speaker_agrees, suggest
 
+# The entry page checks its quotes against the transcripts for two things: the verdict
+# beside each quote and the publish checks' panel. Within one page they share one check.
+_shared_checks: ContextVar[dict[int, list[QuoteCheck]] | None] = ContextVar(
+    "shared_quote_checks", default=None
+)
+
+
+@contextmanager
+def quote_checks_shared() -> Iterator[None]:
+    """Within this block an entry's quotes are checked once (`entry_quote_checks`)."""
+    token = _shared_checks.set({})
+    try:
+        yield
+    finally:
+        _shared_checks.reset(token)
+
+
+def entry_quote_checks(entry_id: int) -> list[QuoteCheck]:
+    """The quotes and quoting references of the entry's working copy, checked against their
+    transcripts (`check_entries`); once per `quote_checks_shared` block."""
+    shared = _shared_checks.get()
+    if shared is not None and entry_id in shared:
+        return shared[entry_id]
+    checks = check_entries(Entry.objects.filter(pk=entry_id))
+    if shared is not None:
+        shared[entry_id] = checks
+    return checks
+
 
 def checks_by_quote(entry_id: int) -> dict[int, QuoteCheck]:
     """Each quote of the entry's working copy, checked, by quote id."""
     return {
-        check.quote.pk: check
-        for check in check_entries(Entry.objects.filter(pk=entry_id))
-        if check.quote is not None
+        check.quote.pk: check for check in entry_quote_checks(entry_id) if check.quote is not None
     }
 
 
