@@ -7,7 +7,7 @@ An `Entry` row is the editors' working copy; readers only ever see the
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
@@ -497,6 +497,20 @@ class Entry(models.Model):
         if "term" in fields and "aliases" in fields:
             entry._stored_names = name_keys(entry.term, entry.aliases)
         return entry
+
+    def refresh_from_db(
+        self,
+        using: str | None = None,
+        fields: Iterable[str] | None = None,
+        from_queryset: models.QuerySet[Entry] | None = None,
+    ) -> None:
+        read = None if fields is None else set(fields)
+        super().refresh_from_db(using=using, fields=read, from_queryset=from_queryset)
+        # As read now, like from_db; a part of the names reread leaves them unknown.
+        if read is None or {"term", "aliases"} <= read:
+            self._stored_names = name_keys(self.term, self.aliases)
+        elif {"term", "aliases"} & read:
+            self._stored_names = None
 
     def clean(self) -> None:
         if not self.slug and self.term:

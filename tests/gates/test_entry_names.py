@@ -111,3 +111,19 @@ def test_the_migration_writes_the_names_of_the_entries_kept(
     migration = importlib.import_module("glossary.migrations.0019_entry_names")
     migration.write_names(apps, None)
     assert stored(entry) == {"interconnect", "nvlink"}
+
+
+def test_names_changed_elsewhere_then_changed_back_are_written(
+    make_entry: Callable[..., Entry],
+) -> None:
+    entry = make_entry("Interconnect")
+    elsewhere = Entry.objects.get(pk=entry.pk)  # another editor's copy
+    elsewhere.term = "Fabric"
+    elsewhere.save()
+    entry.refresh_from_db()
+    entry.term = "Interconnect"
+    entry.save()
+    assert stored(entry) == {"interconnect"}
+    entry.refresh_from_db(fields=["term"])  # only part of the names reread
+    entry.save()
+    assert stored(entry) == {"interconnect"}
