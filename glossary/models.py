@@ -543,7 +543,7 @@ class EntryName(models.Model):
         """Make the rows of `entries` match their terms and aliases: two statements, or
         one for `fresh` entries (just created, so they have no rows yet)."""
         if not fresh:
-            cls.objects.filter(entry__in=[e.pk for e in entries]).delete()
+            EntryName.objects.filter(entry__in=[e.pk for e in entries]).delete()
         EntryName.objects.bulk_create(
             EntryName(entry=entry, name=name)
             for entry in entries

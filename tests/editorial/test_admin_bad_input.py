@@ -14,9 +14,11 @@ import pytest
 from django.contrib import admin
 from django.contrib.admin import SimpleListFilter
 from django.contrib.auth.models import User
+from django.forms.utils import ErrorList
 from django.urls import reverse
 
 from editorial.admin.base import DeskModelAdmin
+from editorial.admin.forms import QuietErrorList
 from editorial.models import WorkflowEvent
 from glossary import publishing
 from glossary.models import Entry, EpisodeReference
@@ -188,10 +190,6 @@ def test_an_alias_too_long_for_its_redirect_is_refused_naming_its_line(ready_ent
 
 
 def test_an_error_list_renders_as_djangos_and_an_empty_one_as_nothing():
-    from django.forms.utils import ErrorList
-
-    from editorial.admin.forms import QuietErrorList
-
     assert str(QuietErrorList()) == str(ErrorList()) == ""
     assert QuietErrorList().as_ul() == ErrorList().as_ul() == ""
     full = ["Enter a whole number.", "<b>escaped</b>"]

@@ -8,7 +8,6 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -102,7 +101,6 @@ def test_the_check_reads_only_the_matching_names_at_size(
         assert "Seq Scan" not in plan, plan
 
 
-@pytest.mark.django_db
 def test_the_migration_writes_the_names_of_the_entries_kept(
     make_entry: Callable[..., Entry],
 ) -> None:
