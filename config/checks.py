@@ -26,7 +26,7 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[Ch
     messages: list[CheckMessage] = []
     if settings.DEBUG:
         return messages
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    if settings.DATABASES["default"]["ENGINE"] != settings.POSTGRESQL_ENGINE:
         messages.append(
             Error(
                 "Production needs PostgreSQL; DATABASE_URL names another database.",

@@ -96,6 +96,7 @@ TEMPLATES = [
 
 # --- Database ----------------------------------------------------------------------
 
+POSTGRESQL_ENGINE = "config.postgresql"
 _DEFAULT_DATABASE_URL = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 DATABASE_URL = env_str("DATABASE_URL", _DEFAULT_DATABASE_URL)
 try:
@@ -103,6 +104,8 @@ try:
 except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check that needs no round trip (config/postgresql).
+    DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
     DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME", "") or None}
     # Reconnect after a database restart instead of failing the first request.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

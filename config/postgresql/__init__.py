@@ -1,0 +1,1 @@
+"""The PostgreSQL database backend: Django's own, with a health check that needs no round trip."""
