@@ -2,16 +2,18 @@
 
 Serves the app with gunicorn in production shape (the image's
 docker/gunicorn.conf.py, DEBUG off, a real SECRET_KEY, the Redis cache, JSON
-access logs, a temporary SQLite database with the demo loaded) on
+access logs, a temporary SQLite database with the demo loaded; only worker
+recycling is off, see `server`) on
 127.0.0.1, and loads it with `wrk` over loopback. It runs two servers, one
 with the page cache off (every request renders: uncached) and one with it on
 (cached); each measures the trivial view (/bench/trivial/, routed only when
 BENCH_TRIVIAL_VIEW=true) in the same run, and every page's throughput is
-reported as a ratio to it. The machine is shared and its load drifts, so the
-trivial view is measured again just before the pages in each of several
-interleaved rounds, and medians are reported.
+reported as a ratio to it. The machine's speed drifts by tens of percent within
+a minute, so in each of several rounds the trivial view is measured either side
+of every page and a page's ratio is to the mean of those two (`sandwiched`);
+medians of the rounds are reported, with the lowest and highest ratio.
 
-    .venv/bin/python bench/web/run.py [--duration 5] [--rounds 3] [--connections 8]
+    .venv/bin/python bench/web/run.py [--duration 3] [--rounds 5] [--connections 8]
                                       [--workers 2] [--threads 4]
 
 Targets: uncached entry >= 45% of trivial, cached entry >= 90%, uncached API entry
@@ -132,6 +134,10 @@ def server(db: Path, *, cached: bool, workers: int, threads: int, log: Path):
                 "GUNICORN_BIND": f"127.0.0.1:{port}",
                 "WEB_CONCURRENCY": str(workers),
                 "GUNICORN_THREADS": str(threads),
+                # Recycling off (production recycles a worker after 2,000 requests as a leak
+                # guard): at the bench's rates it would restart each worker every few seconds,
+                # and a window would measure Django booting. bench/memory shows no growth.
+                "GUNICORN_MAX_REQUESTS": "0",
             },
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -183,10 +189,61 @@ def run_wrk(wrk: str, url: str, *, duration: int, connections: int) -> dict[str,
     return {"rps": rps, "p50": p50, "p99": p99}
 
 
+def sandwiched(
+    wrk: str,
+    base: str,
+    pages: dict[str, str],
+    *,
+    trivial: str,
+    rounds: int,
+    duration: int,
+    connections: int,
+    progress: str = "",
+) -> dict[str, list[dict[str, float]]]:
+    """Each page's measurements, one per round, each with its ratio to the trivial view.
+
+    In every round the trivial view is measured before the first page, between every
+    two pages and after the last, and a page's ratio is to the mean of the two
+    measurements either side of it: this machine's speed drifts by tens of percent
+    within a minute, and a ratio to a yardstick measured a whole round earlier took
+    that drift for the page's own. The trivial view's own entries are its
+    measurements, ratio 1.
+    """
+    runs: dict[str, list[dict[str, float]]] = {}
+    for round_ in range(1, rounds + 1):
+        if progress:
+            print(f"{progress}round {round_}/{rounds}", flush=True)
+
+        def load(path: str) -> dict[str, float]:
+            return run_wrk(wrk, base + path, duration=duration, connections=connections)
+
+        before = load(trivial)
+        yardsticks = [before]
+        for name, path in pages.items():
+            result = load(path)
+            after = load(trivial)
+            yardsticks.append(after)
+            result["ratio"] = result["rps"] / ((before["rps"] + after["rps"]) / 2)
+            runs.setdefault(name, []).append(result)
+            before = after
+        for measured in yardsticks:
+            runs.setdefault("trivial", []).append({**measured, "ratio": 1.0})
+    return runs
+
+
+def medians(results: list[dict[str, float]]) -> dict[str, float]:
+    """The median of each figure, and the lowest and highest ratio (the spread the
+    median was taken from)."""
+    out = {k: statistics.median(r[k] for r in results) for k in results[0]}
+    out["low"] = min(r["ratio"] for r in results)
+    out["high"] = max(r["ratio"] for r in results)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=int, default=5, help="seconds per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians")
+    parser.add_argument("--duration", type=int, default=3, help="seconds per measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds; medians")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
@@ -209,8 +266,8 @@ def run_scale(rest: list[str]) -> int:
 def run_demo(args: argparse.Namespace) -> int:
     wrk = ensure_wrk()
     check_redis()
-    # (mode, page) -> one measurement per round; the trivial view is measured right
-    # before the pages in every round, so a ratio compares runs seconds apart.
+    # (mode, page) -> one measurement per round, each page's against the trivial view
+    # measured either side of it (`sandwiched`).
     runs: dict[tuple[str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
         db = Path(tmp) / "bench.sqlite3"
@@ -231,29 +288,32 @@ def run_demo(args: argparse.Namespace) -> int:
                 log=Path(tmp) / "cached.log",
             ) as c,
         ):
-            for round_ in range(1, args.rounds + 1):
-                print(f"round {round_}/{args.rounds}", flush=True)
-                for mode, base in (("uncached", u), ("cached", c)):
-                    for name, path in PAGES.items():
-                        result = run_wrk(
-                            wrk, base + path, duration=args.duration, connections=args.connections
-                        )
-                        result["ratio"] = result["rps"] / (
-                            result["rps"]
-                            if name == "trivial"
-                            else runs[(mode, "trivial")][-1]["rps"]
-                        )
-                        runs.setdefault((mode, name), []).append(result)
+            for mode, base in (("uncached", u), ("cached", c)):
+                measured = sandwiched(
+                    wrk,
+                    base,
+                    {name: path for name, path in PAGES.items() if name != "trivial"},
+                    trivial=PAGES["trivial"],
+                    rounds=args.rounds,
+                    duration=args.duration,
+                    connections=args.connections,
+                    progress=f"{mode}: ",
+                )
+                runs[(mode, "trivial")] = measured.pop("trivial")
+                for name, results in measured.items():
+                    runs[(mode, name)] = results
     print(
         f"\ngunicorn (docker/gunicorn.conf.py) {args.workers} workers x {args.threads} threads, "
         "two servers (page cache off/on) "
         f"side by side; wrk -t1 -c{args.connections} -d{args.duration}s x {args.rounds} rounds, "
-        "medians; SQLite + Redis; DEBUG off"
+        "the trivial view either side of every page; medians (lowest-highest ratio); "
+        "SQLite + Redis; DEBUG off"
     )
-    print(f"{'mode':<9} {'page':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'vs trivial':>11}")
+    head = f"{'mode':<9} {'page':<9} {'req/s':>6} {'p50 ms':>7} {'p99 ms':>7} {'vs trivial':>11}"
+    print(f"{head} {'range':>9}")
     failed = []
     for (mode, name), results in runs.items():
-        r = {k: statistics.median(x[k] for x in results) for k in results[0]}
+        r = medians(results)
         target = TARGETS.get((mode, name))
         verdict = ""
         if target is not None:
@@ -261,9 +321,10 @@ def run_demo(args: argparse.Namespace) -> int:
             verdict = f"  target {target:.0%}: {'met' if met else 'MISSED'}"
             if not met:
                 failed.append(f"{mode} {name}")
+        spread = "" if name == "trivial" else f"{r['low']:.0%}-{r['high']:.0%}"
         print(
-            f"{mode:<9} {name:<8} {r['rps']:>9.0f} {r['p50']:>8.2f} {r['p99']:>8.2f} "
-            f"{r['ratio']:>10.0%}{verdict}"
+            f"{mode:<9} {name:<9} {r['rps']:>6.0f} {r['p50']:>7.2f} {r['p99']:>7.2f} "
+            f"{r['ratio']:>11.0%} {spread:>9}{verdict}"
         )
     if failed:
         print(f"\nMissed: {', '.join(failed)}", file=sys.stderr)

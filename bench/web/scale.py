@@ -7,8 +7,9 @@ through the real workflow). A database already holding exactly N published
 entries is reused (`--fresh` makes it again). gunicorn serves it in production
 shape (docker/gunicorn.conf.py, DEBUG off, page cache off, JSON access logs,
 the limits on search and the API raised out of the way but still counted in
-Redis) and `wrk` loads every page in interleaved rounds, the trivial view
-measured right before the pages in each round; medians.
+Redis; worker recycling off, as in bench/web/run.py) and `wrk` loads every page in rounds, the trivial view measured either
+side of every page (bench/web/run.py's `sandwiched`); medians of the rounds, with
+the lowest and highest ratio.
 
 Pages: the entry page, the A–Z index and a letter's page of it, the tag, episode,
 person and organisation with the most entries, a search for a common word, the
@@ -20,8 +21,8 @@ from 1,000 to 10,000 entries no page loses more than 20% of its throughput
 (compared as ratios to the trivial view of the same run, so the machine's drift
 between the two sizes does not count).
 
-    .venv/bin/python bench/web/scale.py [--sizes 1000 10000] [--fresh] [--duration 4]
-                                         [--rounds 3] [--connections 8]
+    .venv/bin/python bench/web/scale.py [--sizes 1000 10000] [--fresh] [--duration 2]
+                                         [--rounds 5] [--connections 8]
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import argparse
 import importlib.util
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -179,6 +179,10 @@ def server(db: str, *, workers: int, threads: int, log: Path):
                 "GUNICORN_BIND": f"127.0.0.1:{port}",
                 "WEB_CONCURRENCY": str(workers),
                 "GUNICORN_THREADS": str(threads),
+                # Recycling off (production recycles a worker after 2,000 requests as a leak
+                # guard): at the bench's rates it would restart each worker every few seconds,
+                # and a window would measure Django booting. bench/memory shows no growth.
+                "GUNICORN_MAX_REQUESTS": "0",
             },
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -207,35 +211,33 @@ def server(db: str, *, workers: int, threads: int, log: Path):
 def measure(
     db: str, args: argparse.Namespace, wrk: str, tmp: Path
 ) -> tuple[dict[str, str], dict[str, dict[str, float]]]:
-    runs: dict[str, list[dict[str, float]]] = {}
     with server(db, workers=args.workers, threads=args.threads, log=tmp / f"{db}.log") as base:
         pages = choose(db, base)
         for path in pages.values():  # warm every worker, and fail early on an error
             for _ in range(args.workers * 2):
                 with urllib.request.urlopen(base + path, timeout=60) as response:
                     assert response.status == 200, path
-        for round_ in range(1, args.rounds + 1):
-            print(f"  round {round_}/{args.rounds}", flush=True)
-            for name, path in pages.items():
-                result = run_wrk(
-                    wrk, base + path, duration=args.duration, connections=args.connections
-                )
-                trivial = result["rps"] if name == "trivial" else runs["trivial"][-1]["rps"]
-                result["ratio"] = result["rps"] / trivial
-                runs.setdefault(name, []).append(result)
-    medians = {
-        name: {k: statistics.median(r[k] for r in results) for k in results[0]}
-        for name, results in runs.items()
-    }
-    return pages, medians
+        runs = web.sandwiched(
+            wrk,
+            base,
+            {name: path for name, path in pages.items() if name != "trivial"},
+            trivial=pages["trivial"],
+            rounds=args.rounds,
+            duration=args.duration,
+            connections=args.connections,
+            progress="  ",
+        )
+    figures = {"trivial": web.medians(runs.pop("trivial"))}
+    figures.update({name: web.medians(results) for name, results in runs.items()})
+    return pages, figures
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--fresh", action="store_true", help="generate the databases again")
-    parser.add_argument("--duration", type=int, default=4, help="seconds per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians")
+    parser.add_argument("--duration", type=int, default=2, help="seconds per measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds; medians")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
@@ -255,17 +257,19 @@ def main() -> int:
     print(
         f"\nPostgreSQL, gunicorn (docker/gunicorn.conf.py) {args.workers} workers x "
         f"{args.threads} threads, page cache off, DEBUG off; wrk -t1 -c{args.connections} "
-        f"-d{args.duration}s x {args.rounds} rounds, medians; Redis {REDIS_URL}"
+        f"-d{args.duration}s x {args.rounds} rounds, the trivial view either side of every "
+        f"page; medians (lowest-highest ratio); Redis {REDIS_URL}"
     )
     failed: list[str] = []
     sizes = list(figures)
-    head = "".join(f" | {s:>6,}: req/s  p99 ms  vs trivial" for s in sizes)
+    head = "".join(f" | {s:>6,}: req/s  p99 ms  vs trivial     range" for s in sizes)
     print(f"{'page':<13}{head} | target")
     for name in figures[sizes[0]]:
         cells, notes = "", []
         for size in sizes:
             r = figures[size][name]
-            cells += f" | {'':>7}{r['rps']:>6.0f} {r['p99']:>7.1f} {r['ratio']:>10.0%}"
+            spread = "" if name == "trivial" else f"{r['low']:.0%}-{r['high']:.0%}"
+            cells += f" | {'':>7}{r['rps']:>6.0f} {r['p99']:>7.1f} {r['ratio']:>10.0%} {spread:>9}"
             if name == "trivial":
                 continue
             target = ENTRY_TARGET if name in ("entry",) else PAGE_TARGET
