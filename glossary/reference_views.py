@@ -285,17 +285,15 @@ def _read_link(data: dict[str, Any], style: str, seconds: int, hidden: str) -> s
     )
 
 
-def _first_episodes(kind: str, object_id: int) -> tuple[list[Record], str]:
-    """The first EPISODES_SHOWN public episodes naming the object, and the note saying how
-    many there are when they are not all."""
-    shown, total = selectors.public_episodes_naming_first(kind, object_id, EPISODES_SHOWN)
-    note = ""
-    if total > len(shown):
-        note = (
-            f'<p class="meta">From the first {len(shown)} of {total} episodes; all are in the '
-            f'<a href="{_escape(path_for("glossary:episodes"))}">episode list</a>.</p>'
-        )
-    return shown, note
+def _first_episodes_note(shown: list[Record], total: int) -> str:
+    """What a page says when it shows the first EPISODES_SHOWN episodes naming an object
+    and they are not all."""
+    if total <= len(shown):
+        return ""
+    return (
+        f'<p class="meta">From the first {len(shown)} of {total} episodes; all are in the '
+        f'<a href="{_escape(path_for("glossary:episodes"))}">episode list</a>.</p>'
+    )
 
 
 # --- An episode ---------------------------------------------------------------------------
@@ -432,15 +430,15 @@ def _episode_people(appearances: list[dict[str, Any]], named: dict[tuple[str, in
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def person(request: HttpRequest, slug: str) -> HttpResponse:
-    found = selectors.public_record_at(Kind.PERSON, slug)
+    found = selectors.public_record_and_episodes(Kind.PERSON, slug, EPISODES_SHOWN)
     if found is None:
         raise Http404("No public page for this person.")
-    record, count = found
+    record, count, appeared, total = found
     listed, pager = _listed(request, Kind.PERSON, record.object_id, count, "l.term, l.slug")
     # Their quotes in the page's entries, newest episode first (then A–Z by entry).
     quoted = [(key, figure) for _, _, parts in listed for key, figure in parts or []]
     quoted.sort(key=lambda q: q[0], reverse=True)
-    appeared, note = _first_episodes(Kind.PERSON, record.object_id)
+    note = _first_episodes_note(appeared, total)
     named = selectors.records_of(
         {
             Kind.ORGANISATION: [
@@ -497,12 +495,12 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
 @public_page(reads=(PAGE_PARAM,))
 def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     """Where it sponsors and where its people speak: where a conflict-of-interest check starts."""
-    found = selectors.public_record_at(Kind.ORGANISATION, slug)
+    found = selectors.public_record_and_episodes(Kind.ORGANISATION, slug, EPISODES_SHOWN)
     if found is None:
         raise Http404("No public page for this organisation.")
-    record, count = found
+    record, count, related, total = found
     org_id = record.object_id
-    related, note = _first_episodes(Kind.ORGANISATION, org_id)
+    note = _first_episodes_note(related, total)
     named = selectors.records_of(
         {
             Kind.SHOW: [r.data["show"] for r in related],

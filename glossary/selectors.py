@@ -570,22 +570,39 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
     return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
 
 
-def public_episodes_naming_first(kind: str, object_id: int, limit: int) -> tuple[list[Record], int]:
-    """The first `limit` public episodes whose record names this person or organisation, in
-    list order (`public_episodes_naming`), and how many there are, in one statement: both
-    read from the links' index alone (`publicrecordlink_order_idx`, each link carrying its
-    episode's sort key), then only those records."""
-    first = (
-        f"SELECT k.record_id FROM {_RECORD_LINK} k "  # noqa: S608 - constants
-        "WHERE k.kind = %s AND k.object_id = %s "
-        "ORDER BY k.sort_key, k.record_id LIMIT %s"
+def public_record_and_episodes(
+    kind: str, slug: str, limit: int
+) -> tuple[Record, int, list[Record], int] | None:
+    """A person's or organisation's page's reads, in one statement: the record at an
+    address and how many live listings name it (`public_record_at`), then the first
+    `limit` public episodes whose record names it, in list order (shows A to Z, newest
+    first), and how many there are. The episodes and their count are read from the
+    links' index alone (`publicrecordlink_order_idx`, each link carrying its episode's
+    sort key), then only those records."""
+    links = _RECORD_LINK
+    # The object's id, as a value the planner reads once (an uncorrelated subquery): a
+    # condition on the outer row would be evaluated for every record of the table.
+    object_id = (
+        f"(SELECT a.object_id FROM {_RECORD} a "  # noqa: S608 - constants
+        "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
     )
     rows = _fetch(
-        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608
-        f"(SELECT COUNT(*) FROM {_RECORD_LINK} WHERE kind = %s AND object_id = %s) "
-        f"FROM {_RECORD} r WHERE r.id IN ({first}) ORDER BY r.sort_key, r.id",
-        [kind, object_id, kind, object_id, limit],
+        f"SELECT 0 AS part, r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608
+        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
+        "WHERE c.kind = r.kind AND c.object_id = r.object_id), "
+        f"(SELECT COUNT(*) FROM {links} k WHERE k.kind = r.kind AND k.object_id = r.object_id), "
+        f"'' AS sort_key FROM {_RECORD} r WHERE r.kind = %s AND r.id = "
+        f"(SELECT a.id FROM {_RECORD} a WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1) "
+        "UNION ALL SELECT 1, e.id, e.object_id, e.slug, e.name, e.data, NULL, NULL, e.sort_key "
+        f"FROM {_RECORD} e WHERE e.id IN (SELECT k.record_id FROM {links} k "
+        f"WHERE k.kind = %s AND k.object_id = {object_id} "
+        "ORDER BY k.sort_key, k.record_id LIMIT %s) "
+        "ORDER BY part, sort_key, id",
+        [kind, kind, slug, kind, kind, slug, limit],
         keep_plan=True,
     )
-    total = int(rows[0][-1]) if rows else 0
-    return [_record(PublicRecord.Kind.EPISODE, row[:-1]) for row in rows], total
+    if not rows:
+        return None
+    _, *record, named, appeared, _ = rows[0]
+    episodes = [_record(PublicRecord.Kind.EPISODE, tuple(row[1:6])) for row in rows[1:]]
+    return _record(kind, tuple(record)), max(0, int(named or 0)), episodes, int(appeared or 0)

@@ -17,13 +17,13 @@ EXPECTED = {
     # episode (glossary.list_rows)
     "episode": 3,
     "episodes": 3,
-    # record, a page of its entries with each one's quotes by the person, the first
-    # episodes naming them (with their count), the organisations they spoke for
-    "person": 4,
+    # record with the first episodes naming them (and both counts, one statement), a page
+    # of its entries with each one's quotes by the person, the organisations they spoke for
+    "person": 3,
     "people": 2,
-    # record, the first episodes naming it (with their count), their shows and people, a
-    # page of its entries with each one's disclosures of it
-    "organisation": 4,
+    # record with the first episodes naming it (and both counts, one statement), their
+    # shows and people, a page of its entries with each one's disclosures of it
+    "organisation": 3,
     "organisations": 2,
     # record, a page of its entries' rows
     "tag": 2,
