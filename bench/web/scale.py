@@ -7,9 +7,9 @@ through the real workflow). A database already holding exactly N published
 entries is reused (`--fresh` makes it again). gunicorn serves it in production
 shape (docker/gunicorn.conf.py, DEBUG off, page cache off, JSON access logs,
 the limits on search and the API raised out of the way but still counted in
-Redis; worker recycling off, as in bench/web/run.py) and `wrk` loads every page in rounds, the trivial view measured either
-side of every page (bench/web/run.py's `sandwiched`); medians of the rounds, with
-the lowest and highest ratio.
+Redis; worker recycling off, as in bench/web/run.py) and `wrk` loads every page
+in rounds, the trivial view measured either side of every page (bench/web/run.py's
+`sandwiched`); medians of the rounds, with the lowest and highest ratio.
 
 Pages: the entry page, the A–Z index and a letter's page of it, the tag, episode,
 person and organisation with the most entries, a search for a common word, the
