@@ -1,8 +1,9 @@
 """The kept connection's health check (config/postgresql): no round trip while all is well,
 and a connection the server ended is still replaced before a request uses it.
 
-On a scratch database of the real server, through the backend Django builds from
-DATABASE_URL, with Django's own request-start hook (`close_if_unusable_or_obsolete`).
+On a scratch database of the real server, through the backend config.settings names
+for PostgreSQL (`POSTGRESQL_ENGINE`, with `CONN_HEALTH_CHECKS` as it sets them), and
+Django's own request-start hook (`close_if_unusable_or_obsolete`).
 The server's own view of each connection (pg_stat_activity) says what it last ran.
 """
 
