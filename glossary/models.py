@@ -692,7 +692,9 @@ class PublicRecordLink(models.Model):
 
     Kept with the records (glossary.records.refresh_links), so a person's or an
     organisation's page reads its first episodes in list order as a range of one
-    index, however many episodes there are, instead of reading every episode's record.
+    index, however many episodes there are, instead of reading every episode's record;
+    and each link carries what that page shows of its episode, so the page never
+    reads the episode's whole record either.
     """
 
     record = models.ForeignKey(PublicRecord, on_delete=models.CASCADE, related_name="links")
@@ -700,6 +702,11 @@ class PublicRecordLink(models.Model):
     object_id = models.PositiveBigIntegerField()
     sort_key = models.CharField(
         max_length=400, default="", help_text="The episode record's sort key, copied with it."
+    )
+    facts = models.JSONField(
+        default=dict,
+        help_text="What the named person's or organisation's page shows of this episode, "
+        "copied from the episode record with the link (glossary.records.link_facts).",
     )
 
     class Meta:

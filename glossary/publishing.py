@@ -416,7 +416,6 @@ def publish_many(
         if old is not None:
             keys |= records.keys_of(document.load(old.data))
     changed = records.refresh(keys, published=[(version, docs[version.pk]) for version in versions])
-    records.refresh_links(changed)
     _render_many([(version, entry, docs[version.pk]) for entry, version in pairs])
     batch = {version.pk for version in versions}
     _rerender_showing(changed, besides=batch)
@@ -557,7 +556,6 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
     if withdrawn is not None:
         search.unindex(withdrawn)
         changed = records.refresh(records.keys_of(document.load(withdrawn.data)))
-        records.refresh_links(changed)
         _rerender_showing(changed)
     rerender_linking(entry)
     _readers_see_a_change(entry.pk)

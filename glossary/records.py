@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from html import escape
 from typing import Any
 
 from django.db import connection
@@ -28,6 +29,7 @@ from django.utils import timezone
 from glossary import document, selectors
 from glossary.document import EntryDocument, Facts
 from glossary.models import EntryVersion, PublicRecord, PublicRecordLink
+from glossary.paths import path_for
 
 Kind = PublicRecord.Kind
 Key = tuple[str, int]
@@ -134,6 +136,7 @@ def refresh(
     `published` are versions made live in this transaction, with their documents:
     everything they name is refreshed too, and, unless another live version was
     published later, from them without asking the database which version is newest.
+    The links of the episode records written are kept with them (`refresh_links`).
     """
     keys = set(keys)
     docs = {version.pk: doc for version, doc in published}
@@ -220,6 +223,9 @@ def refresh(
         PublicRecord.objects.filter(pk__in=pks).update(
             version_id=version_id, published_at=published_at
         )
+    # The links copy their episode's place in lists as well as its facts, and a place can
+    # change alone (a show renamed): every episode record written is linked again.
+    refresh_links(changed | {(r.kind, r.object_id) for r in updated})
     return changed
 
 
@@ -237,6 +243,43 @@ def links_of(data: dict[str, Any]) -> set[tuple[str, int]]:
     return named
 
 
+def link_facts(kind: str, object_id: int, episode: PublicRecord) -> dict[str, Any]:
+    """What the page of the person or organisation `object_id` shows of `episode` (its
+    public record): the episode as a link (`anchor`, rendered here as list rows are, and
+    its `path`), its number, and the person's roles and employers there, or the
+    organisation's sponsor reads (their timestamps), the people who spoke for it (id and
+    job title) and what a read's link needs (the episode's addresses, its show).
+
+    Only ids and the episode's own facts: the names of the people, organisations and
+    show are read from their own records when the page is served.
+    """
+    data = episode.data
+    path = path_for("glossary:episode", *episode.slug.split("/"))
+    shown = {
+        "number": data["number"],
+        "path": path,
+        "anchor": f'<a href="{escape(path)}">Episode {data["number"]}: '
+        f"<cite>{escape(episode.name)}</cite></a>",
+    }
+    appearances = data.get("appearances", [])
+    if kind == Kind.PERSON:
+        shown["roles"] = [
+            [a["role"], a.get("affiliation")] for a in appearances if a["person"] == object_id
+        ]
+        return shown
+    return shown | {
+        "show": data["show"],
+        "url": data.get("url", ""),
+        "audio_url": data.get("audio_url", ""),
+        "reads": [s["read_at"] for s in data.get("sponsors", []) if s["organisation"] == object_id],
+        "people": [
+            [a["person"], a.get("title", "")]
+            for a in appearances
+            if a.get("affiliation") == object_id
+        ],
+    }
+
+
 def refresh_links(changed: Iterable[Key] | None = None) -> None:
     """Bring the links of these episode records (all, with None) in line with their facts."""
     records = PublicRecord.objects.filter(kind=Kind.EPISODE)
@@ -245,12 +288,18 @@ def refresh_links(changed: Iterable[Key] | None = None) -> None:
         if not ids:
             return
         records = records.filter(object_id__in=ids)
-    rows = list(records.values_list("pk", "data", "sort_key"))
-    PublicRecordLink.objects.filter(record_id__in=[pk for pk, _, _ in rows]).delete()
+    episodes = list(records.only("pk", "slug", "name", "data", "sort_key"))
+    PublicRecordLink.objects.filter(record_id__in=[e.pk for e in episodes]).delete()
     PublicRecordLink.objects.bulk_create(
-        PublicRecordLink(record_id=pk, kind=kind, object_id=object_id, sort_key=sort_key)
-        for pk, data, sort_key in rows
-        for kind, object_id in sorted(links_of(data))
+        PublicRecordLink(
+            record_id=episode.pk,
+            kind=kind,
+            object_id=object_id,
+            sort_key=episode.sort_key,
+            facts=link_facts(kind, object_id, episode),
+        )
+        for episode in episodes
+        for kind, object_id in sorted(links_of(episode.data))
     )
 
 

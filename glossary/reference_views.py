@@ -27,7 +27,7 @@ from glossary.entry_page import Moment
 from glossary.models import PublicRecord
 from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
 from glossary.paths import absolute, path_for
-from glossary.selectors import Record
+from glossary.selectors import EpisodeLine, Record
 from glossary.shells import Shell
 from glossary.timestamps import format_timestamp, iso_duration
 
@@ -264,6 +264,11 @@ def _link(route: str, record: Record | None) -> str:
     return f'<a href="{_escape(path_for(route, record.slug))}">{_escape(record.name)}</a>'
 
 
+def _links(route: str, records: dict[tuple[str, int], Record]) -> dict[int, str]:
+    """Each record as a link, by id: a page naming one employer on fifty lines renders it once."""
+    return {object_id: _link(route, record) for (_, object_id), record in records.items()}
+
+
 def _episode_path(record: Record) -> str:
     return path_for("glossary:episode", *record.slug.split("/"))
 
@@ -285,7 +290,7 @@ def _read_link(data: dict[str, Any], style: str, seconds: int, hidden: str) -> s
     )
 
 
-def _first_episodes_note(shown: list[Record], total: int) -> str:
+def _first_episodes_note(shown: list[EpisodeLine], total: int) -> str:
     """What a page says when it shows the first EPISODES_SHOWN episodes naming an object
     and they are not all."""
     if total <= len(shown):
@@ -442,24 +447,17 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
     named = selectors.records_of(
         {
             Kind.ORGANISATION: [
-                a["affiliation"]
-                for r in appeared
-                for a in r.data.get("appearances", [])
-                if a.get("affiliation") and a["person"] == record.object_id
+                at for line in appeared for _, at in line.facts["roles"] if at is not None
             ]
         }
     )
-    items = []
-    for r in appeared:
-        for a in r.data.get("appearances", []):
-            if a["person"] != record.object_id:
-                continue
-            at = _link("glossary:organisation", named.get((Kind.ORGANISATION, a["affiliation"])))
-            then = f", then at {at}" if a.get("affiliation") and at else ""
-            items.append(
-                f'<li><a href="{_escape(_episode_path(r))}">Episode {r.data["number"]}: '
-                f"<cite>{_escape(r.name)}</cite></a> ({_escape(a['role'])}{then})</li>"
-            )
+    employers = _links("glossary:organisation", named)
+    items = [
+        f"<li>{line.facts['anchor']} ({_escape(role)}"
+        f"{', then at ' + employers[at] if at in employers else ''})</li>"
+        for line in appeared
+        for role, at in line.facts["roles"]
+    ]
     name = _escape(record.name)
     quotes = ""
     if quoted:
@@ -503,39 +501,28 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     note = _first_episodes_note(related, total)
     named = selectors.records_of(
         {
-            Kind.SHOW: [r.data["show"] for r in related],
-            Kind.PERSON: [
-                a["person"]
-                for r in related
-                for a in r.data.get("appearances", [])
-                if a.get("affiliation") == org_id
-            ],
+            Kind.SHOW: [line.facts["show"] for line in related],
+            Kind.PERSON: [person for line in related for person, _ in line.facts["people"]],
         }
     )
+    people = _links("glossary:person", {k: r for k, r in named.items() if k[0] == Kind.PERSON})
     sponsorships, appearances = [], []
-    for r in related:
-        path = _escape(_episode_path(r))
-        number = r.data["number"]
-        show = named.get((Kind.SHOW, r.data["show"]))
+    for line in related:
+        facts = line.facts
+        number = facts["number"]
+        show = named.get((Kind.SHOW, facts["show"]))
         style = show.data.get("deep_link_style", "") if show else ""
-        for s in r.data.get("sponsors", []):
-            if s["organisation"] != org_id:
-                continue
+        for read_at in facts["reads"]:
             read = ""
-            if s["read_at"] is not None:
+            if read_at is not None:
                 hidden = f"Listen to the sponsor read of episode {number} at "
-                read = f", sponsor read at {_read_link(r.data, style, int(s['read_at']), hidden)}"
-            sponsorships.append(
-                f'<li><a href="{path}">Episode {number}: <cite>{_escape(r.name)}</cite></a>'
-                f"{read}</li>"
-            )
-        for a in r.data.get("appearances", []):
-            if a.get("affiliation") != org_id:
-                continue
-            person = _link("glossary:person", named.get((Kind.PERSON, a["person"])))
-            title = f", {_escape(a['title'])}" if a.get("title") else ""
+                read = f", sponsor read at {_read_link(facts, style, int(read_at), hidden)}"
+            sponsorships.append(f"<li>{facts['anchor']}{read}</li>")
+        for person_id, job in facts["people"]:
+            title = f", {_escape(job)}" if job else ""
             appearances.append(
-                f'<li>{person}{title}, on <a href="{path}">episode {number}</a></li>'
+                f"<li>{people.get(person_id, '')}{title}, on "
+                f'<a href="{_escape(facts["path"])}">episode {number}</a></li>'
             )
     listed, pager = _listed(request, Kind.ORGANISATION, org_id, count, "l.term, l.slug")
     disclosed = [item for _, _, parts in listed for item in parts or []]

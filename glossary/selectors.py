@@ -570,15 +570,26 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
     return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
 
 
+class EpisodeLine(NamedTuple):
+    """An episode as a person's or organisation's page lists it: the episode record's
+    address and title, and what the link to it carries for that page
+    (glossary.records.link_facts)."""
+
+    slug: str
+    name: str
+    facts: dict[str, Any]
+
+
 def public_record_and_episodes(
     kind: str, slug: str, limit: int
-) -> tuple[Record, int, list[Record], int] | None:
+) -> tuple[Record, int, list[EpisodeLine], int] | None:
     """A person's or organisation's page's reads, in one statement: the record at an
     address and how many live listings name it (`public_record_at`), then the first
     `limit` public episodes whose record names it, in list order (shows A to Z, newest
     first), and how many there are. The episodes and their count are read from the
     links' index alone (`publicrecordlink_order_idx`, each link carrying its episode's
-    sort key), then only those records."""
+    sort key), then only those links' facts and their records' address and title: no
+    episode's whole record is read."""
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
     # condition on the outer row would be evaluated for every record of the table.
@@ -593,10 +604,10 @@ def public_record_and_episodes(
         f"(SELECT COUNT(*) FROM {links} k WHERE k.kind = r.kind AND k.object_id = r.object_id), "
         f"'' AS sort_key FROM {_RECORD} r WHERE r.kind = %s AND r.id = "
         f"(SELECT a.id FROM {_RECORD} a WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1) "
-        "UNION ALL SELECT 1, e.id, e.object_id, e.slug, e.name, e.data, NULL, NULL, e.sort_key "
-        f"FROM {_RECORD} e WHERE e.id IN (SELECT k.record_id FROM {links} k "
+        "UNION ALL SELECT 1, e.id, e.object_id, e.slug, e.name, k.facts, NULL, NULL, k.sort_key "
+        f"FROM (SELECT k.record_id, k.sort_key, k.facts FROM {links} k "
         f"WHERE k.kind = %s AND k.object_id = {object_id} "
-        "ORDER BY k.sort_key, k.record_id LIMIT %s) "
+        f"ORDER BY k.sort_key, k.record_id LIMIT %s) k JOIN {_RECORD} e ON e.id = k.record_id "
         "ORDER BY part, sort_key, id",
         [kind, kind, slug, kind, kind, slug, limit],
         keep_plan=True,
@@ -604,5 +615,8 @@ def public_record_and_episodes(
     if not rows:
         return None
     _, *record, named, appeared, _ = rows[0]
-    episodes = [_record(PublicRecord.Kind.EPISODE, tuple(row[1:6])) for row in rows[1:]]
+    episodes = [
+        EpisodeLine(slug, name, facts if isinstance(facts, dict) else json.loads(facts))
+        for _, _, _, slug, name, facts, _, _, _ in rows[1:]
+    ]
     return _record(kind, tuple(record)), max(0, int(named or 0)), episodes, int(appeared or 0)
