@@ -8,7 +8,7 @@ request, and the page cache off, so every request renders. A client walks every
 public address the demo has (each entry, the index and its letters, episodes,
 people, organisations, topics, the feed, the sitemap, the API lists and details),
 searches for a different word each time, and asks for addresses that do not
-exist, round and round, over keep-alive connections from a few threads. The
+exist, round and round, from a few client threads. The
 worker's resident memory (VmRSS in /proc) is read after 1,000 and after 10,000
 requests; flat means the second is within 10% or 10 MB of the first.
 
@@ -165,7 +165,6 @@ def web_worker(args: argparse.Namespace) -> bool:
             **web.app_env(db, cached=False),
             "GUNICORN_BIND": f"127.0.0.1:{port}",
             "WEB_CONCURRENCY": "1",
-            "GUNICORN_THREADS": "4",
             # The production config recycles workers after a number of requests;
             # the point here is to see one worker serve them all.
             "GUNICORN_MAX_REQUESTS": "0",
@@ -202,7 +201,7 @@ def web_worker(args: argparse.Namespace) -> bool:
     growth = after - warm
     flat = is_flat(warm, after)
     print(
-        f"one gunicorn worker (docker/gunicorn.conf.py, 4 threads), page cache off, "
+        f"one gunicorn worker (docker/gunicorn.conf.py's sync worker), page cache off, "
         f"{len(paths)} addresses + searches, {args.clients} clients, {seconds:.0f} s"
     )
     print(f"{'requests':>9} {'RSS MB':>8}")

@@ -14,7 +14,7 @@ of every page and a page's ratio is to the mean of those two (`sandwiched`);
 medians of the rounds are reported, with the lowest and highest ratio.
 
     .venv/bin/python bench/web/run.py [--duration 3] [--rounds 5] [--connections 8]
-                                      [--workers 2] [--threads 4]
+                                      [--workers 2] [--threads 1]
 
 Targets: uncached entry >= 45% of trivial, cached entry >= 90%, uncached API entry
 detail >= 40%.
@@ -126,7 +126,7 @@ def server(db: Path, *, cached: bool, workers: int, threads: int, log: Path):
     port = free_port()
     with log.open("w") as out:
         proc = subprocess.Popen(
-            # The production image's own gunicorn settings (gthread, keep-alive).
+            # The production image's own gunicorn settings (its sync worker).
             [GUNICORN, "--config", "docker/gunicorn.conf.py", "config.wsgi:application"],
             cwd=ROOT,
             env={
@@ -246,7 +246,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="rounds; medians")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per worker (1: production's sync worker)"
+    )
     parser.add_argument("--skip-scale", action="store_true", help="only the demo-sized run")
     parser.add_argument("--scale-only", action="store_true", help="only bench/web/scale.py")
     args, rest = parser.parse_known_args()

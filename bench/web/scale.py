@@ -240,7 +240,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="rounds; medians")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per worker (1: production's sync worker)"
+    )
     args, _ = parser.parse_known_args()
 
     wrk = ensure_wrk()
