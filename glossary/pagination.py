@@ -40,6 +40,9 @@ def page_link(request: HttpRequest, number: int, keep: Sequence[str] = ()) -> st
     Only the parameters in `keep` carry over: a cached page must not hand every
     reader the junk one request added to its address.
     """
+    if not keep:
+        # The common case, without urlencode: the index links every letter's page.
+        return request.path if number <= 1 else f"{request.path}?{PAGE_PARAM}={number}"
     query = [(name, request.GET[name]) for name in keep if name in request.GET]
     if number > 1:
         query.append((PAGE_PARAM, str(number)))
