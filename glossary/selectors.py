@@ -446,18 +446,41 @@ def live_listing_two_tiers(
     (w1, p1, o1, op1), (w2, p2, o2, op2) = first, second
     cols = _columns(columns)
     head = f"FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND"
-    counted = (
-        f"(SELECT COUNT(*) FROM (SELECT 1 {head} {w2} "  # noqa: S608 - constants
-        f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found)"
+    first_tier = (
+        f"SELECT * FROM (SELECT 0 AS tier, {cols}, CAST(NULL AS BIGINT) AS counted "  # noqa: S608
+        f"{head} {w1} ORDER BY {o1} LIMIT %s) AS first_tier"
     )
-    rows = _fetch(
-        f"SELECT * FROM (SELECT 0 AS tier, {cols}, CAST(NULL AS BIGINT) AS counted {head} {w1} "  # noqa: S608
-        f"ORDER BY {o1} LIMIT %s) AS first_tier UNION ALL "
-        f"SELECT * FROM (SELECT 1 AS tier, {cols}, {counted} AS counted {head} {w2} "
-        f"ORDER BY {o2} LIMIT %s) AS second_tier",
-        # In the order the statement names them: the first tier, the count, the second.
-        [*p1, *op1, limit, *p2, count_limit, *p2, *op2, limit],
-    )
+    if o2 == _LISTINGS_A_TO_Z.key and not op2 and count_limit >= limit:
+        # The second tier's rows are the first of those its count walks (both A–Z), so
+        # the rows are walked once: a common word fills it, and every row walked is a
+        # row's words matched against the query.
+        columns_read = cols.split(",")
+        names = [f"c{i}" for i in range(len(columns_read))]
+        named = ", ".join(
+            f"{column} AS {name}" for column, name in zip(columns_read, names, strict=True)
+        )
+        rows = _fetch(
+            f"WITH walked AS MATERIALIZED (SELECT {named}, l.initial AS k1, "  # noqa: S608
+            f"l.sort_key AS k2, l.term AS k3, l.version_id AS k4 {head} {w2} "
+            f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) {first_tier} UNION ALL "
+            f"SELECT * FROM (SELECT 1 AS tier, {', '.join(names)}, "
+            "(SELECT COUNT(*) FROM walked) AS counted FROM walked "
+            "ORDER BY k1, k2, k3, k4 LIMIT %s) AS second_tier",
+            # In the order the statement names them: the walk, the first tier, the second.
+            [*p2, count_limit, *p1, *op1, limit, limit],
+        )
+    else:
+        counted = (
+            f"(SELECT COUNT(*) FROM (SELECT 1 {head} {w2} "  # noqa: S608 - constants
+            f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found)"
+        )
+        rows = _fetch(
+            f"{first_tier} UNION ALL "  # noqa: S608 - constants
+            f"SELECT * FROM (SELECT 1 AS tier, {cols}, {counted} AS counted {head} {w2} "
+            f"ORDER BY {o2} LIMIT %s) AS second_tier",
+            # In the order the statement names them: the first tier, the count, the second.
+            [*p1, *op1, limit, *p2, count_limit, *p2, *op2, limit],
+        )
     # A union's branches come out in turn, each in its own order: keep that order.
     ones = [row[1:-1] for row in rows if row[0] == 0]
     twos = [row for row in rows if row[0] == 1]

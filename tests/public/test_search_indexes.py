@@ -105,10 +105,16 @@ def test_a_word_in_every_entry_is_read_in_a_to_z_order_from_the_top(make_entry):
     def nodes(node: dict) -> list[dict]:
         return [node, *(n for child in node.get("Plans", []) for n in nodes(child))]
 
-    (summary,) = [n for n in nodes(plan["Plan"]) if n.get("Alias") == "second_tier"]
-    inside = nodes(summary)
+    # The summary tier's rows and its count are one walk, read once (a CTE): no sort in
+    # it, and what the tier sorts is only what the walk kept (COUNT_LIMIT + 1 at most).
+    (walk,) = [n for n in nodes(plan["Plan"]) if n.get("Subplan Name") == "CTE walked"]
+    inside = nodes(walk)
     assert not [n for n in inside if n["Node Type"] == "Sort"]
     assert [n for n in inside if n.get("Index Name") == "listing_a_to_z_idx"]
+    assert walk["Node Type"] == "Limit"
+    (summary,) = [n for n in nodes(plan["Plan"]) if n.get("Alias") == "second_tier"]
+    scanned = [n for n in nodes(summary) if n.get("Relation Name") or n.get("Index Name")]
+    assert not scanned, "the summary tier reads only the walk"
 
 
 def test_a_misspelt_term_or_alias_finds_the_entry(make_entry):
