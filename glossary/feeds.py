@@ -14,13 +14,13 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.http import http_date
 from django.utils.translation import get_language
 from django.utils.xmlutils import SimplerXMLGenerator
 
 from glossary import selectors
+from glossary.paths import absolute, path_for
 
 FEED_SIZE = 50
 
@@ -41,22 +41,24 @@ class _WrittenFeed(Atom1Feed):
 
 
 def entry_feed(request: HttpRequest) -> HttpResponse:
-    rows = selectors.newest_listings("l.feed_entry", limit=FEED_SIZE)
-    feed_url = f"{settings.SITE_URL}{reverse('glossary:feed')}"
+    # Only the newest entry's time is the feed's: the others' are not read.
+    rows = selectors.newest_listings("l.feed_entry", limit=FEED_SIZE, times="first")
+    feed_url = absolute(path_for("glossary:feed"))
     feed = _WrittenFeed(
         [entry for entry, _ in rows],
         rows[0][1] if rows else None,
         title=settings.PUBLIC_SITE_NAME,
         subtitle="New and updated glossary entries.",
         # Absolute from SITE_URL, like canonical URLs, whatever host the request came to.
-        link=f"{settings.SITE_URL}{reverse('glossary:home')}",
+        link=absolute(path_for("glossary:home")),
         description=None,
         language=get_language(),
         feed_url=feed_url,
         feed_guid=feed_url,
     )
-    response = HttpResponse(content_type=feed.content_type)
+    # Written into a string and handed over whole: written into the response, each of
+    # the writer's hundred small writes was a copy of its own.
+    response = HttpResponse(feed.writeString("utf-8"), content_type=feed.content_type)
     # As Django's syndication view says it, for conditional GETs.
     response.headers["Last-Modified"] = http_date(feed.latest_post_date().timestamp())
-    feed.write(response, "utf-8")
     return response

@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import psycopg
 from django.core.signals import setting_changed
@@ -502,11 +502,20 @@ def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
     return int(rows[0][0])
 
 
-def newest_listings(columns: str, *, limit: int) -> list[tuple[Any, ...]]:
+def newest_listings(
+    columns: str, *, limit: int, times: Literal["each", "first"] = "each"
+) -> list[tuple[Any, ...]]:
     """The live listings of the entries changed most recently (significantly), newest first,
-    each with that change's time: read from the top of `entry_published_recent_idx`."""
+    each with that change's time (`times="first"`: the first only, the others None; the
+    feed needs only the newest): read from the top of `entry_published_recent_idx`."""
+    changed = (
+        "e.significant_change_at"
+        if times == "each"
+        else "CASE WHEN ROW_NUMBER() OVER (ORDER BY e.significant_change_at DESC, e.term) = 1 "
+        "THEN e.significant_change_at END"
+    )
     rows = _fetch(
-        f"SELECT {_columns(columns)}, e.significant_change_at FROM {_ENTRY} e "  # noqa: S608
+        f"SELECT {_columns(columns)}, {changed} FROM {_ENTRY} e "  # noqa: S608
         f"JOIN {_LISTING} l ON l.version_id = e.live_version_id "
         "WHERE e.live_version_id IS NOT NULL "
         "ORDER BY e.significant_change_at DESC, e.term LIMIT %s",

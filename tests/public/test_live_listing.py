@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+import time_machine
 from django.db import connection
 
 from glossary import document, listing, publishing, selectors
@@ -242,3 +243,22 @@ def test_the_lists_indexes_exist():
     ]
     counts = constraints["glossary_listingcount"]
     assert [c["columns"] for c in counts.values() if c["primary_key"]] == [["kind", "object_id"]]
+
+
+def test_the_newest_listings_carry_every_time_or_only_the_newest(make_entry):
+    for n in range(3):
+        with time_machine.travel(f"2026-11-0{n + 1} 09:00Z", tick=False):
+            publishing.publish(make_entry(f"Gadget {n}", slug=f"gadget-{n}"))
+    each = selectors.newest_listings("l.slug", limit=3)
+    first = selectors.newest_listings("l.slug", limit=3, times="first")
+    assert (
+        [slug for slug, _ in first]
+        == [slug for slug, _ in each]
+        == [
+            "gadget-2",
+            "gadget-1",
+            "gadget-0",
+        ]
+    )
+    assert all(changed is not None for _, changed in each)
+    assert [changed for _, changed in first] == [each[0][1], None, None]
