@@ -502,27 +502,49 @@ def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
     return int(rows[0][0])
 
 
-def newest_listings(
-    columns: str, *, limit: int, times: Literal["each", "first"] = "each"
-) -> list[tuple[Any, ...]]:
-    """The live listings of the entries changed most recently (significantly), newest first,
-    each with that change's time (`times="first"`: the first only, the others None; the
-    feed needs only the newest): read from the top of `entry_published_recent_idx`."""
+def _newest_sql(columns: str, times: Literal["each", "first"]) -> str:
     changed = (
         "e.significant_change_at"
         if times == "each"
         else "CASE WHEN ROW_NUMBER() OVER (ORDER BY e.significant_change_at DESC, e.term) = 1 "
         "THEN e.significant_change_at END"
     )
-    rows = _fetch(
-        f"SELECT {_columns(columns)}, {changed} FROM {_ENTRY} e "  # noqa: S608
+    return (
+        f"SELECT {_columns(columns)}, {changed} FROM {_ENTRY} e "  # noqa: S608 - constants
         f"JOIN {_LISTING} l ON l.version_id = e.live_version_id "
         "WHERE e.live_version_id IS NOT NULL "
-        "ORDER BY e.significant_change_at DESC, e.term LIMIT %s",
-        [limit],
+        "ORDER BY e.significant_change_at DESC, e.term LIMIT %s"
+    )
+
+
+def newest_listings(
+    columns: str, *, limit: int, times: Literal["each", "first"] = "each"
+) -> list[tuple[Any, ...]]:
+    """The live listings of the entries changed most recently (significantly), newest first,
+    each with that change's time (`times="first"`: the first only, the others None; the
+    feed needs only the newest): read from the top of `entry_published_recent_idx`."""
+    rows = _fetch(_newest_sql(columns, times), [limit], keep_plan=True)
+    return [(*row[:-1], _aware(row[-1])) for row in rows]
+
+
+def listing_counts_and_newest(
+    kind: str, columns: str, *, limit: int
+) -> tuple[dict[int, int], list[tuple[Any, ...]]]:
+    """`listing_counts(kind)` and `newest_listings(columns, limit=limit)` in one statement:
+    what the A–Z index reads before its page of rows."""
+    width = len(columns.split(","))
+    rows = _fetch(
+        f"SELECT 0, object_id, live, {', '.join(['NULL'] * (width + 1))} "  # noqa: S608
+        f"FROM {ListingCount._meta.db_table} WHERE kind = %s "
+        "UNION ALL SELECT * FROM (SELECT 1, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), newest.* "
+        f"FROM ({_newest_sql(columns, 'each')}) AS newest) AS newest_listed",
+        [kind, limit],
         keep_plan=True,
     )
-    return [(*row[:-1], _aware(row[-1])) for row in rows]
+    counts = {int(row[1]): max(0, int(row[2])) for row in rows if row[0] == 0}
+    # A union's branches come out in turn, each in its own order: the newest first.
+    newest = [(*row[3:-1], _aware(row[-1])) for row in rows if row[0] == 1]
+    return counts, newest
 
 
 def _aware(value: Any) -> datetime.datetime | None:

@@ -87,10 +87,13 @@ def _letter_anchor(initial: int) -> str:
 def home(request: HttpRequest) -> HttpResponse:
     """The A–Z index, a page at a time: letters with counts, then the entries in order.
 
-    Four reads whatever the glossary's size: the letters' counts (kept at publish), the
-    page's rows from the A–Z index (glossary.listing), the recently updated entries.
+    Two statements whatever the glossary's size: the letters' counts (kept at publish)
+    with the recently updated entries, then the page's rows from the A–Z index
+    (glossary.listing).
     """
-    counts = selectors.listing_counts(ListingCount.LETTER)
+    counts, recent = selectors.listing_counts_and_newest(
+        ListingCount.LETTER, "l.term, l.slug", limit=RECENT_COUNT
+    )
     per_letter = [counts.get(i, 0) for i in range(len(GROUPS))]
     total = sum(per_letter)
     number = page_number(request, num_pages(total, INDEX_PAGE_SIZE))
@@ -135,15 +138,14 @@ def home(request: HttpRequest) -> HttpResponse:
     html = _HOME.fill(
         total=f"{total} {_plural(total, 'entry', 'entries')}",
         letters="\n    ".join(letters),
-        recent=_recent_html(),
+        recent=_recent_html(recent),
         groups="\n".join(groups) or "<p>No entries have been published yet.</p>",
         pager=pager_html(request, number, num_pages(total, INDEX_PAGE_SIZE)),
     )
     return HttpResponse(html)
 
 
-def _recent_html() -> str:
-    recent = selectors.newest_listings("l.term, l.slug", limit=RECENT_COUNT)
+def _recent_html(recent: list[tuple[Any, ...]]) -> str:
     if not recent:
         return ""
     items = []

@@ -34,8 +34,8 @@ SIZE = 3_000
 BOUND = 1_000
 
 PAGES = {
-    "index": ("/", 3),
-    "letter": ("/?page=8", 3),
+    "index": ("/", 2),
+    "letter": ("/?page=8", 2),
     "tag": ("/tags/gadgets/", 2),
     "person": ("/people/pat-guest/", 3),
     "episode": ("/episodes/test-show/1/7/", 3),
