@@ -9,6 +9,8 @@ the tests' client (which joins the pieces) never showed it.
 from typing import Any
 
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from django.test import RequestFactory
 
 from tests.public.test_query_counts import urls
@@ -23,11 +25,19 @@ def pieces(path: str) -> list[bytes]:
         statuses.append(status)
         return lambda data: None
 
-    answer = WSGIHandler()(environ, start_response)
+    # As the tests' client does: a request's start and end would otherwise close the
+    # connection, and with it the test's transaction.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
     try:
-        written = [piece for piece in answer if piece]
+        answer = WSGIHandler()(environ, start_response)
+        try:
+            written = [piece for piece in answer if piece]
+        finally:
+            answer.close()
     finally:
-        answer.close()
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
     assert statuses == ["200 OK"], (path, statuses)
     return written
 
