@@ -27,7 +27,7 @@ from glossary.entry_page import Moment
 from glossary.models import PublicRecord
 from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
 from glossary.paths import absolute, path_for
-from glossary.selectors import EpisodeLine, Record
+from glossary.selectors import Record
 from glossary.shells import Shell
 from glossary.timestamps import format_timestamp, iso_duration
 
@@ -269,10 +269,6 @@ def _links(route: str, records: dict[tuple[str, int], Record]) -> dict[int, str]
     return {object_id: _link(route, record) for (_, object_id), record in records.items()}
 
 
-def _episode_path(record: Record) -> str:
-    return path_for("glossary:episode", *record.slug.split("/"))
-
-
 def _listen_url(data: dict[str, Any]) -> str:
     """The address a timestamp link opens: the episode page, else its audio (Episode.listen_url)."""
     return str(data.get("url") or data.get("audio_url") or "")
@@ -290,7 +286,7 @@ def _read_link(data: dict[str, Any], style: str, seconds: int, hidden: str) -> s
     )
 
 
-def _first_episodes_note(shown: list[EpisodeLine], total: int) -> str:
+def _first_episodes_note(shown: list[dict[str, Any]], total: int) -> str:
     """What a page says when it shows the first EPISODES_SHOWN episodes naming an object
     and they are not all."""
     if total <= len(shown):
@@ -445,18 +441,14 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
     quoted.sort(key=lambda q: q[0], reverse=True)
     note = _first_episodes_note(appeared, total)
     named = selectors.records_of(
-        {
-            Kind.ORGANISATION: [
-                at for line in appeared for _, at in line.facts["roles"] if at is not None
-            ]
-        }
+        {Kind.ORGANISATION: [at for line in appeared for _, at in line["roles"] if at is not None]}
     )
     employers = _links("glossary:organisation", named)
     items = [
-        f"<li>{line.facts['anchor']} ({_escape(role)}"
+        f"<li>{line['anchor']} ({_escape(role)}"
         f"{', then at ' + employers[at] if at in employers else ''})</li>"
         for line in appeared
-        for role, at in line.facts["roles"]
+        for role, at in line["roles"]
     ]
     name = _escape(record.name)
     quotes = ""
@@ -501,14 +493,13 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     note = _first_episodes_note(related, total)
     named = selectors.records_of(
         {
-            Kind.SHOW: [line.facts["show"] for line in related],
-            Kind.PERSON: [person for line in related for person, _ in line.facts["people"]],
+            Kind.SHOW: [facts["show"] for facts in related],
+            Kind.PERSON: [person for facts in related for person, _ in facts["people"]],
         }
     )
     people = _links("glossary:person", {k: r for k, r in named.items() if k[0] == Kind.PERSON})
     sponsorships, appearances = [], []
-    for line in related:
-        facts = line.facts
+    for facts in related:
         number = facts["number"]
         show = named.get((Kind.SHOW, facts["show"]))
         style = show.data.get("deep_link_style", "") if show else ""

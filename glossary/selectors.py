@@ -392,17 +392,6 @@ def listed_naming(
     return [(*row[:-1], json.loads(row[-1]) if row[-1] else None) for row in rows]
 
 
-def listing_counts(kind: str) -> dict[int, int]:
-    """How many live listings start with each letter (`ListingCount.LETTER`), or name each
-    object of a kind: kept in the publishing transaction (glossary.listing), not counted."""
-    rows = _fetch(
-        f"SELECT object_id, live FROM {ListingCount._meta.db_table} WHERE kind = %s",  # noqa: S608
-        [kind],
-        keep_plan=True,
-    )
-    return {int(object_id): max(0, int(live)) for object_id, live in rows}
-
-
 def listing_count(kind: str, object_id: int) -> int:
     """How many live listings name one object (or, kind `ListingCount.TOTAL`, there are)."""
     rows = _fetch(
@@ -530,8 +519,10 @@ def newest_listings(
 def listing_counts_and_newest(
     kind: str, columns: str, *, limit: int
 ) -> tuple[dict[int, int], list[tuple[Any, ...]]]:
-    """`listing_counts(kind)` and `newest_listings(columns, limit=limit)` in one statement:
-    what the A–Z index reads before its page of rows."""
+    """How many live listings start with each letter (`ListingCount.LETTER`), or name each
+    object of a kind (kept in the publishing transaction, glossary.listing, not counted),
+    and `newest_listings(columns, limit=limit)`, in one statement: what the A–Z index
+    reads before its page of rows."""
     width = len(columns.split(","))
     rows = _fetch(
         f"SELECT 0, object_id, live, {', '.join(['NULL'] * (width + 1))} "  # noqa: S608
@@ -624,26 +615,16 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
     return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
 
 
-class EpisodeLine(NamedTuple):
-    """An episode as a person's or organisation's page lists it: the episode record's
-    address and title, and what the link to it carries for that page
-    (glossary.records.link_facts)."""
-
-    slug: str
-    name: str
-    facts: dict[str, Any]
-
-
 def public_record_and_episodes(
     kind: str, slug: str, limit: int
-) -> tuple[Record, int, list[EpisodeLine], int] | None:
+) -> tuple[Record, int, list[dict[str, Any]], int] | None:
     """A person's or organisation's page's reads, in one statement: the record at an
     address and how many live listings name it (`public_record_at`), then the first
     `limit` public episodes whose record names it, in list order (shows A to Z, newest
-    first), and how many there are. The episodes and their count are read from the
-    links' index alone (`publicrecordlink_order_idx`, each link carrying its episode's
-    sort key), then only those links' facts and their records' address and title: no
-    episode's whole record is read."""
+    first), and how many there are: each as what its link carries for the page
+    (glossary.records.link_facts). The episodes and their count are read from the links'
+    index alone (`publicrecordlink_order_idx`, each link carrying its episode's sort
+    key), then only those links' facts: no episode's record is read."""
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
     # condition on the outer row would be evaluated for every record of the table.
@@ -658,10 +639,11 @@ def public_record_and_episodes(
         f"(SELECT COUNT(*) FROM {links} k WHERE k.kind = r.kind AND k.object_id = r.object_id), "
         f"'' AS sort_key FROM {_RECORD} r WHERE r.kind = %s AND r.id = "
         f"(SELECT a.id FROM {_RECORD} a WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1) "
-        "UNION ALL SELECT 1, e.id, e.object_id, e.slug, e.name, k.facts, NULL, NULL, k.sort_key "
-        f"FROM (SELECT k.record_id, k.sort_key, k.facts FROM {links} k "
-        f"WHERE k.kind = %s AND k.object_id = {object_id} "
-        f"ORDER BY k.sort_key, k.record_id LIMIT %s) k JOIN {_RECORD} e ON e.id = k.record_id "
+        # (Typed NULLs: in a subquery an untyped one is text, which a union cannot match.)
+        "UNION ALL SELECT * FROM (SELECT 1, k.record_id, CAST(NULL AS BIGINT), '', '', k.facts, "
+        "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), k.sort_key "
+        f"FROM {links} k WHERE k.kind = %s AND k.object_id = {object_id} "
+        "ORDER BY k.sort_key, k.record_id LIMIT %s) AS shown "
         "ORDER BY part, sort_key, id",
         [kind, kind, slug, kind, kind, slug, limit],
         keep_plan=True,
@@ -670,7 +652,6 @@ def public_record_and_episodes(
         return None
     _, *record, named, appeared, _ = rows[0]
     episodes = [
-        EpisodeLine(slug, name, facts if isinstance(facts, dict) else json.loads(facts))
-        for _, _, _, slug, name, facts, _, _, _ in rows[1:]
+        facts if isinstance(facts, dict) else json.loads(facts) for *_, facts, _, _, _ in rows[1:]
     ]
     return _record(kind, tuple(record)), max(0, int(named or 0)), episodes, int(appeared or 0)
