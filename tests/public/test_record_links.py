@@ -14,6 +14,7 @@ from django.apps import apps
 from glossary import publishing, records
 from glossary.models import (
     Appearance,
+    Disclosure,
     Entry,
     Episode,
     EpisodeReference,
@@ -94,11 +95,22 @@ def test_the_person_and_organisation_pages_show_what_the_links_carry(client, spo
 
 
 def test_names_on_those_pages_come_from_their_own_records(client, sponsored):
-    """The links hold ids: a correction published with any entry reaches every line."""
-    entry, _, sponsor = sponsored
+    """The links hold ids: a correction published with an entry that draws on none of
+    these episodes (so writes none of their records) still reaches every line."""
+    _, _, sponsor = sponsored
     Organisation.objects.filter(pk=sponsor.pk).update(name="Sponsor Corp")
     assert "Sponsor Corp" not in client.get("/people/gia-guest/").content.decode()
-    publishing.publish(entry)
+    other = Entry.objects.create(term="Mesh", slug="mesh", summary="S.", body="B.")
+    Disclosure.objects.create(
+        entry=other,
+        kind=Disclosure.Kind.COMMERCIAL_INTEREST,
+        organisation=sponsor,
+        text="Sponsor Corp sells meshes.",
+    )
+    links = sorted(PublicRecordLink.objects.values_list("pk", flat=True))
+    publishing.publish(other)
+    # No episode record was written, so no link was either.
+    assert sorted(PublicRecordLink.objects.values_list("pk", flat=True)) == links
     page = client.get("/people/gia-guest/").content.decode()
     assert page.count('<a href="/organisations/sponsor-co/">Sponsor Corp</a>') == 2
 
