@@ -841,7 +841,7 @@ def search_entries(request: HttpRequest, query: Query[SearchQuery]) -> HttpRespo
     q = query.q.strip()
     if not q or control_character(q) is not None:  # QUERY_PATTERN already refused both
         raise ApiError(400, _query_problem(query.q))
-    found = results(q)
+    found = results(q, shows="api_row")
     start = (query.page - 1) * query.page_size
     # One more than the page: is there a next one? (The total is counted up to a limit.)
     hits = found[start : start + query.page_size + 1]

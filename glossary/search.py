@@ -44,7 +44,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 from django.db import connection
 from rapidfuzz import fuzz
@@ -89,7 +89,24 @@ class Hit:
     fuzzy: bool = False
 
 
-_HIT_COLUMNS = "l.term, l.slug, l.row_html, l.api_row"
+# What a hit is read with: its rows as both the page and the API show them, or one of them
+# (the other left empty): a page of hits reads fifty of each, and each consumer shows one.
+Shows = Literal["row_html", "api_row", "both"]
+_HIT_COLUMNS: dict[str, str] = {
+    "both": "l.term, l.slug, l.row_html, l.api_row",
+    "row_html": "l.term, l.slug, l.row_html",
+    "api_row": "l.term, l.slug, l.api_row",
+}
+
+
+def _hit(row: tuple[Any, ...], shows: Shows, *, fuzzy: bool = False) -> Hit:
+    if shows == "both":
+        term, slug, row_html, api_row = row
+        return Hit(term, slug, row_html, api_row, fuzzy=fuzzy)
+    term, slug, shown = row
+    if shows == "row_html":
+        return Hit(term, slug, shown, "", fuzzy=fuzzy)
+    return Hit(term, slug, "", shown, fuzzy=fuzzy)
 
 
 def normalise_query(raw: str) -> str:
@@ -129,8 +146,9 @@ class Results:
     matched nothing and these are the closest terms and aliases instead.
     """
 
-    def __init__(self, q: str) -> None:
+    def __init__(self, q: str, shows: Shows = "both") -> None:
         self.query = q
+        self.shows = shows
         # The misspelling fallback, once the query is known to match nothing.
         self._closest: list[Hit] | None = None
         self._counted: int | None = None
@@ -142,7 +160,7 @@ class Results:
         return _tiers(self.query) if self.query else []
 
     def _nothing_matched(self) -> None:
-        self._closest = _closest(self.query) if self.query else []
+        self._closest = _closest(self.query, self.shows) if self.query else []
         self._counted = len(self._closest)
 
     @property
@@ -177,7 +195,8 @@ class Results:
         start = index.start or 0
         stop = self.count() if index.stop is None else index.stop
         if self._closest is None and stop > start:
-            hits = [Hit(*row) for row in _read(self._tiers, start, stop, self._sizes)]
+            rows = _read(self._tiers, _HIT_COLUMNS[self.shows], start, stop, self._sizes)
+            hits = [_hit(row, self.shows) for row in rows]
             self._matched = self._matched or bool(hits)
             if hits or start > 0:
                 return hits
@@ -188,9 +207,11 @@ class Results:
         return iter(self[: self.count()])
 
 
-def results(raw: str) -> Results:
-    """Live entries matching `raw`, best first, to be paged through; empty for an empty query."""
-    return Results(normalise_query(raw))
+def results(raw: str, shows: Shows = "both") -> Results:
+    """Live entries matching `raw`, best first, to be paged through; empty for an empty query.
+
+    `shows`: which of a hit's rows to read (the other is left empty)."""
+    return Results(normalise_query(raw), shows)
 
 
 def search(raw: str, limit: int = 50) -> list[Hit]:
@@ -281,7 +302,7 @@ def _negates(q: str) -> bool:
 
 
 def _read(
-    tiers: list[_Tier], start: int, stop: int, sizes: dict[int, int]
+    tiers: list[_Tier], columns: str, start: int, stop: int, sizes: dict[int, int]
 ) -> list[tuple[Any, ...]]:
     """Rows [start, stop) of the tiers laid end to end, reading no tier past the slice.
 
@@ -291,7 +312,7 @@ def _read(
         # The first page: the first two tiers in one statement (a word in every summary
         # fills it from the second), with the second's count.
         first, second, counted = selectors.live_listing_two_tiers(
-            _HIT_COLUMNS,
+            columns,
             (tiers[0].where, tiers[0].params, tiers[0].order, tiers[0].order_params),
             (tiers[1].where, tiers[1].params, tiers[1].order, tiers[1].order_params),
             limit=stop,
@@ -305,13 +326,19 @@ def _read(
             if len(second) < stop:
                 sizes[1] = len(second)
             if len(rows) < stop and len(second) < stop:
-                return rows + _read_from(tiers, 2, sizes[0] + sizes[1], start, stop, sizes)
+                return rows + _read_from(tiers, columns, 2, sizes[0] + sizes[1], start, stop, sizes)
         return rows
-    return _read_from(tiers, 0, 0, start, stop, sizes)
+    return _read_from(tiers, columns, 0, 0, start, stop, sizes)
 
 
 def _read_from(
-    tiers: list[_Tier], first: int, before: int, start: int, stop: int, sizes: dict[int, int]
+    tiers: list[_Tier],
+    columns: str,
+    first: int,
+    before: int,
+    start: int,
+    stop: int,
+    sizes: dict[int, int],
 ) -> list[tuple[Any, ...]]:
     """`_read` from tier `first` on, `before` rows in the tiers before it."""
     rows: list[tuple[Any, ...]] = []  # read from the tiers from `first` on
@@ -323,7 +350,7 @@ def _read_from(
         skip = max(0, start - before)
         need = stop - max(start, before)
         found = selectors.live_listing_rows(
-            _HIT_COLUMNS,
+            columns,
             tier.where,
             tier.params,
             tier.order,
@@ -360,18 +387,18 @@ def _count(tiers: list[_Tier], limit: int, sizes: dict[int, int]) -> int:
     return min(total, limit)
 
 
-def _closest(q: str) -> list[Hit]:
+def _closest(q: str, shows: Shows) -> list[Hit]:
     if connection.vendor == "postgresql":
-        return _closest_postgres(q)
-    return _closest_sqlite(q)
+        return _closest_postgres(q, shows)
+    return _closest_sqlite(q, shows)
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------
 
 
-def _closest_postgres(q: str) -> list[Hit]:
+def _closest_postgres(q: str, shows: Shows) -> list[Hit]:
     rows = selectors.live_listing_rows(
-        _HIT_COLUMNS,
+        _HIT_COLUMNS[shows],
         # `names %> q`: pg_trgm's word similarity, served by the trigram index.
         "l.names %%> %s",
         [q],
@@ -379,7 +406,7 @@ def _closest_postgres(q: str) -> list[Hit]:
         limit=FUZZY_LIMIT,
         order_params=(q,),
     )
-    return [Hit(t, s, html, row, fuzzy=True) for t, s, html, row in rows]
+    return [_hit(row, shows, fuzzy=True) for row in rows]
 
 
 # --- SQLite -------------------------------------------------------------------------------
@@ -425,7 +452,7 @@ def _trigrams(text: str) -> set[str]:
     return {folded[i : i + 3] for i in range(len(folded) - 2) if folded[i : i + 3].strip()}
 
 
-def _closest_sqlite(q: str) -> list[Hit]:
+def _closest_sqlite(q: str, shows: Shows) -> list[Hit]:
     grams = _trigrams(q)
     if not grams:
         return []
@@ -451,14 +478,14 @@ def _closest_sqlite(q: str) -> list[Hit]:
         return []
     ids = sorted(best)
     found = selectors.live_listing_rows(
-        f"l.version_id, {_HIT_COLUMNS}",
+        f"l.version_id, {_HIT_COLUMNS[shows]}",
         f"l.version_id IN ({', '.join(['%s'] * len(ids))})",
         ids,
         _A_TO_Z,
         limit=len(ids),
     )
     ranked = sorted(found, key=lambda r: -best[r[0]])[:FUZZY_LIMIT]
-    return [Hit(t, s, html, row, fuzzy=True) for _, t, s, html, row in ranked]
+    return [_hit(row[1:], shows, fuzzy=True) for row in ranked]
 
 
 def _sqlite_unindex(cursor: Any, pks: list[int]) -> None:

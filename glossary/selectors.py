@@ -232,11 +232,29 @@ LISTING_COLUMNS = frozenset(
 )
 
 
-def _fetch(sql: str, params: Sequence[Any], *, keep_plan: bool = False) -> list[tuple[Any, ...]]:
-    with _cursor(keep_plan=keep_plan) as cursor:
+def _fetch(
+    sql: str, params: Sequence[Any], *, keep_plan: bool | Literal["for_values"] = False
+) -> list[tuple[Any, ...]]:
+    """The rows of `sql`. `keep_plan`: see `_cursor`; "for_values" keeps a plan made for
+    these very values, for statements whose best plan depends on them (a search's words)."""
+    if keep_plan == "for_values" and connection.vendor == "postgresql":
+        with _cursor(keep_plan=True) as cursor:
+            # The values written into the statement, quoted by psycopg as Django's own
+            # client-side binding quotes every ORM query's: each distinct statement is then
+            # prepared once it recurs, and its plan is the one made for its values.
+            cursor.execute(_with_values(sql, params))
+            rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
+    with _cursor(keep_plan=bool(keep_plan)) as cursor:
         cursor.execute(sql, params)
-        rows: list[tuple[Any, ...]] = cursor.fetchall()
+        rows = cursor.fetchall()
     return rows
+
+
+def _with_values(sql: str, params: Sequence[Any]) -> str:
+    """`sql` with `params` written in as literals (psycopg's client-side quoting)."""
+    raw_connection = connection.connection
+    return psycopg.ClientCursor(raw_connection).mogrify(sql, params)
 
 
 # After this many runs of one statement on a connection, PostgreSQL keeps it prepared and
@@ -418,6 +436,7 @@ def live_listing_rows(
         f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
         f"ORDER BY {order} LIMIT %s OFFSET %s",
         [*params, *order_params, limit, offset],
+        keep_plan="for_values",
     )
 
 
@@ -457,6 +476,7 @@ def live_listing_two_tiers(
             "ORDER BY k1, k2, k3, k4 LIMIT %s) AS second_tier",
             # In the order the statement names them: the walk, the first tier, the second.
             [*p2, count_limit, *p1, *op1, limit, limit],
+            keep_plan="for_values",
         )
     else:
         counted = (
@@ -469,6 +489,7 @@ def live_listing_two_tiers(
             f"ORDER BY {o2} LIMIT %s) AS second_tier",
             # In the order the statement names them: the first tier, the count, the second.
             [*p1, *op1, limit, *p2, count_limit, *p2, *op2, limit],
+            keep_plan="for_values",
         )
     # A union's branches come out in turn, each in its own order: keep that order.
     ones = [row[1:-1] for row in rows if row[0] == 0]
@@ -487,6 +508,7 @@ def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
         f"SELECT COUNT(*) FROM (SELECT 1 FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
         f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found",
         [*params, limit],
+        keep_plan="for_values",
     )
     return int(rows[0][0])
 

@@ -303,3 +303,48 @@ def test_the_count_stops_at_its_limit_and_every_page_stays_reachable(
     assert len(third["results"]) == 2 and third["next"] is None
     small = client.get("/api/v1/search/", {"q": "gizmo 03"}).json()
     assert small["count"] == 1 and small["count_exact"] is True
+
+
+@pytest.mark.django_db
+def test_each_consumer_reads_only_the_rows_it_shows(client, make_entry):
+    publish(make_entry, "Gadget", slug="gadget", summary="A small tool.")
+    (page_hit,) = results("gadget", shows="row_html")[:50]
+    assert 'href="/glossary/gadget/"' in page_hit.row_html and page_hit.api_row == ""
+    (api_hit,) = results("gadget", shows="api_row")[:50]
+    assert api_hit.row_html == "" and '"slug":"gadget"' in api_hit.api_row
+    # So are the closest terms, when nothing matches.
+    publish(make_entry, "Backpropagation", slug="backpropagation")
+    (closest,) = results("backpropogation", shows="row_html")[:50]
+    assert closest.fuzzy and closest.api_row == "" and "backpropagation" in closest.row_html
+    (closest,) = results("backpropogation", shows="api_row")[:50]
+    assert closest.fuzzy and closest.row_html == "" and "backpropagation" in closest.api_row
+    assert 'href="/glossary/gadget/"' in client.get("/search/", {"q": "gadget"}).content.decode()
+    api = client.get("/api/v1/search/", {"q": "gadget"}).json()
+    assert [r["slug"] for r in api["results"]] == ["gadget"]
+
+
+@pytest.mark.django_db
+def test_a_search_recurring_on_a_connection_keeps_the_plan_made_for_its_words(make_entry):
+    """PostgreSQL plans a search's statement for its words (a common word walks the A–Z
+    index, a rare one reads the word's index), so the words are written into it, quoted
+    by psycopg; once the same search recurs the statement is kept prepared, plan and all.
+    Whatever the reader typed stays a value: quotes, backslashes and percent signs too."""
+    publish(make_entry, "O'Brien's 100% \\ rule", slug="obrien", summary="Odd quokka.")
+    publish(make_entry, "Quokka", slug="quokka")
+    typed = ["O'Brien's", "100%", "\\ rule", "quokka", "'; DROP TABLE glossary_entry; --"]
+    for _ in range(3):
+        assert slugs(typed[0]) == ["obrien"]
+        assert slugs(typed[1]) == ["obrien"]
+        assert slugs(typed[2]) == ["obrien"]
+        assert slugs(typed[3]) == ["quokka", "obrien"]
+        assert slugs(typed[4]) == []
+    assert Entry.objects.count() == 2
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        kept = [row[0] for row in cursor.fetchall()]
+    searches = [sql for sql in kept if "glossary_listing" in sql and "websearch_to_tsquery" in sql]
+    assert any("'quokka'" in sql for sql in searches), kept
+    assert any("'O''Brien''s'" in sql for sql in searches), kept
+    assert not [sql for sql in searches if "$1" in sql]
