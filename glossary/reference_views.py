@@ -224,12 +224,26 @@ _EPISODE = Shell(
 )
 
 
+def _first_read(request: HttpRequest) -> int:
+    """How many entries to read with the object's record: the first page's, on the first page
+    (a later page reads its own once the count says it exists)."""
+    return ENTRIES_PAGE_SIZE if request.GET.get(PAGE_PARAM, "1") == "1" else 0
+
+
 def _listed(
-    request: HttpRequest, kind: str, object_id: int, count: int, columns: str
+    request: HttpRequest,
+    kind: str,
+    object_id: int,
+    count: int,
+    columns: str,
+    first: list[tuple[Any, ...]] | None = None,
 ) -> tuple[list[tuple[Any, ...]], str]:
-    """One page of the `count` live entries naming an object, A–Z, and the page's pager."""
+    """One page of the `count` live entries naming an object, A–Z, and the page's pager
+    (`first`: the first page's, when it was read with the object's record)."""
     pages = num_pages(count, ENTRIES_PAGE_SIZE)
     number = page_number(request, pages)
+    if number == 1 and first is not None and _first_read(request):
+        return first, pager_html(request, number, pages)
     listed = selectors.listed_naming(
         kind,
         object_id,
@@ -308,10 +322,12 @@ def _first_episodes_note(shown: list[dict[str, Any]], total: int) -> str:
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpResponse:
-    found = selectors.public_record_at(Kind.EPISODE, f"{show}/{season}/{number}")
+    found = selectors.public_record_listing(
+        Kind.EPISODE, f"{show}/{season}/{number}", _first_read(request)
+    )
     if found is None:
         raise Http404("No public episode at this address.")
-    record, count = found
+    record, count, first = found
     data = record.data
     sponsors = sorted(
         data.get("sponsors", []), key=lambda s: (s["read_at"] is None, s["read_at"] or 0)
@@ -328,7 +344,7 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     show_record = named.get((Kind.SHOW, data["show"]))
     show_name = _escape(show_record.name) if show_record else ""
     style = show_record.data.get("deep_link_style", "") if show_record else ""
-    listed, pager = _listed(request, Kind.EPISODE, record.object_id, count, "l.term, l.slug")
+    listed, pager = _listed(request, Kind.EPISODE, record.object_id, count, "l.term, l.slug", first)
     # The page's entries' moments from this episode, in timestamp order (then A–Z).
     moments = [
         (at, position, item)
@@ -436,11 +452,13 @@ def _episode_people(appearances: list[dict[str, Any]], named: dict[tuple[str, in
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def person(request: HttpRequest, slug: str) -> HttpResponse:
-    found = selectors.public_record_and_episodes(Kind.PERSON, slug, EPISODES_SHOWN)
+    found = selectors.public_record_and_episodes(
+        Kind.PERSON, slug, EPISODES_SHOWN, _first_read(request)
+    )
     if found is None:
         raise Http404("No public page for this person.")
-    record, count, appeared, total = found
-    listed, pager = _listed(request, Kind.PERSON, record.object_id, count, "l.term, l.slug")
+    record, count, appeared, total, first = found
+    listed, pager = _listed(request, Kind.PERSON, record.object_id, count, "l.term, l.slug", first)
     # Their quotes in the page's entries, newest episode first (then A–Z by entry).
     quoted = [(key, figure) for _, _, parts in listed for key, figure in parts or []]
     quoted.sort(key=lambda q: q[0], reverse=True)
@@ -490,10 +508,12 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
 @public_page(reads=(PAGE_PARAM,))
 def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     """Where it sponsors and where its people speak: where a conflict-of-interest check starts."""
-    found = selectors.public_record_and_episodes(Kind.ORGANISATION, slug, EPISODES_SHOWN)
+    found = selectors.public_record_and_episodes(
+        Kind.ORGANISATION, slug, EPISODES_SHOWN, _first_read(request)
+    )
     if found is None:
         raise Http404("No public page for this organisation.")
-    record, count, related, total = found
+    record, count, related, total, first = found
     org_id = record.object_id
     note = _first_episodes_note(related, total)
     named = selectors.records_of(
@@ -520,7 +540,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
                 f"<li>{people.get(person_id, '')}{title}, on "
                 f'<a href="{_escape(facts["path"])}">episode {number}</a></li>'
             )
-    listed, pager = _listed(request, Kind.ORGANISATION, org_id, count, "l.term, l.slug")
+    listed, pager = _listed(request, Kind.ORGANISATION, org_id, count, "l.term, l.slug", first)
     disclosed = [item for _, _, parts in listed for item in parts or []]
     name = _escape(record.name)
     website = record.data.get("url", "")

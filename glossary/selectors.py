@@ -593,6 +593,50 @@ def _record(kind: str, row: tuple[Any, ...]) -> Record:
     return Record(kind, int(object_id), slug, name, loaded)
 
 
+# The first page of what an object's page lists, read in the statement that finds its record:
+# the live listings naming the object (`listed_naming` from its start), A–Z, as (its term,
+# its slug, what the page shows of it), numbered in that order. `{object_id}` is the
+# object's id as an uncorrelated subquery, which the planner reads once.
+_FIRST_NAMED = (
+    "SELECT ROW_NUMBER() OVER (ORDER BY initial, sort_key, term, listing_id) AS ord, "  # noqa: S608
+    f"term, slug, part FROM (SELECT n.initial, n.sort_key, n.term, n.listing_id, l.slug, "
+    f"n.part FROM {_NAMED} n JOIN {_FROM_LISTING} ON l.version_id = n.listing_id "
+    "WHERE n.kind = %s AND n.object_id = {object_id} "
+    f"AND {_IS_LIVE} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s) AS listed"
+)
+
+
+def _named_part(part: Any) -> Any:
+    return json.loads(part) if isinstance(part, str) and part else part or None
+
+
+def public_record_listing(kind: str, slug: str, first: int) -> tuple[Record, int, list[Any]] | None:
+    """`public_record_at` and the first `first` live listings naming its object (as
+    `listed_naming(kind, its id, "l.term, l.slug", limit=first)`), in one statement: the
+    first page of an episode's page."""
+    object_id = (
+        f"(SELECT a.object_id FROM {_RECORD} a "  # noqa: S608 - constants
+        "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
+    )
+    rows = _fetch(
+        "SELECT * FROM (SELECT 0 AS part, CAST(0 AS BIGINT) AS ord, r.id, r.object_id, "  # noqa: S608
+        "r.slug, r.name, CAST(r.data AS TEXT) AS data, "
+        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
+        "WHERE c.kind = r.kind AND c.object_id = r.object_id) AS named "
+        f"FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1) AS found "
+        "UNION ALL SELECT 1, ord, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), slug, term, "
+        f"part, CAST(NULL AS BIGINT) FROM ({_FIRST_NAMED.format(object_id=object_id)}) "
+        "AS first_page ORDER BY part, ord",
+        [kind, slug, kind, kind, slug, first],
+        keep_plan=True,
+    )
+    if not rows or rows[0][0] != 0:
+        return None
+    _, _, *record, named = rows[0]
+    listed = [(term, slug, _named_part(part)) for _, _, _, _, slug, term, part, _ in rows[1:]]
+    return _record(kind, tuple(record)), max(0, int(named or 0)), listed
+
+
 def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
     """The public record at an address (`public_record`, in one statement), and how many
     live listings name it (kept at publish: glossary.listing)."""
@@ -638,15 +682,16 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
 
 
 def public_record_and_episodes(
-    kind: str, slug: str, limit: int
-) -> tuple[Record, int, list[dict[str, Any]], int] | None:
+    kind: str, slug: str, limit: int, first: int
+) -> tuple[Record, int, list[dict[str, Any]], int, list[Any]] | None:
     """A person's or organisation's page's reads, in one statement: the record at an
     address and how many live listings name it (`public_record_at`), then the first
     `limit` public episodes whose record names it, in list order (shows A to Z, newest
     first), and how many there are: each as what its link carries for the page
     (glossary.records.link_facts). The episodes and their count are read from the links'
     index alone (`publicrecordlink_order_idx`, each link carrying its episode's sort
-    key), then only those links' facts: no episode's record is read."""
+    key), then only those links' facts: no episode's record is read. Last, as
+    `public_record_listing`, the first `first` live listings naming it."""
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
     # condition on the outer row would be evaluated for every record of the table.
@@ -655,25 +700,36 @@ def public_record_and_episodes(
         "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
     )
     rows = _fetch(
-        f"SELECT 0 AS part, r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608
+        "SELECT 0 AS part, r.id, r.object_id, r.slug, r.name, CAST(r.data AS TEXT), "  # noqa: S608
         f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
         "WHERE c.kind = r.kind AND c.object_id = r.object_id), "
         f"(SELECT COUNT(*) FROM {links} k WHERE k.kind = r.kind AND k.object_id = r.object_id), "
         f"'' AS sort_key FROM {_RECORD} r WHERE r.kind = %s AND r.id = "
         f"(SELECT a.id FROM {_RECORD} a WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1) "
         # (Typed NULLs: in a subquery an untyped one is text, which a union cannot match.)
-        "UNION ALL SELECT * FROM (SELECT 1, k.record_id, CAST(NULL AS BIGINT), '', '', k.facts, "
-        "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), k.sort_key "
+        "UNION ALL SELECT * FROM (SELECT 1, k.record_id, CAST(NULL AS BIGINT), '', '', "
+        "CAST(k.facts AS TEXT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), k.sort_key "
         f"FROM {links} k WHERE k.kind = %s AND k.object_id = {object_id} "
         "ORDER BY k.sort_key, k.record_id LIMIT %s) AS shown "
+        "UNION ALL SELECT 2, ord, CAST(NULL AS BIGINT), slug, term, part, CAST(NULL AS BIGINT), "
+        f"CAST(NULL AS BIGINT), '' FROM ({_FIRST_NAMED.format(object_id=object_id)}) AS first_page "
         "ORDER BY part, sort_key, id",
-        [kind, kind, slug, kind, kind, slug, limit],
+        [kind, kind, slug, kind, kind, slug, limit, kind, kind, slug, first],
         keep_plan=True,
     )
-    if not rows:
+    if not rows or rows[0][0] != 0:
         return None
     _, *record, named, appeared, _ = rows[0]
-    episodes = [
-        facts if isinstance(facts, dict) else json.loads(facts) for *_, facts, _, _, _ in rows[1:]
+    episodes = [json.loads(facts) for part, *_, facts, _, _, _ in rows[1:] if part == 1]
+    listed = [
+        (term, slug, _named_part(shown))
+        for part, _, _, slug, term, shown, _, _, _ in rows[1:]
+        if part == 2
     ]
-    return _record(kind, tuple(record)), max(0, int(named or 0)), episodes, int(appeared or 0)
+    return (
+        _record(kind, tuple(record)),
+        max(0, int(named or 0)),
+        episodes,
+        int(appeared or 0),
+        listed,
+    )

@@ -12,18 +12,20 @@ EXPECTED = {
     "entry": 1,
     # letters' counts (kept at publish) with the recently updated, then the page's rows
     "home": 2,
-    # record (with how many entries name it, kept at publish), the records it names (show,
-    # organisations, people), a page of its entries with each one's moments from the
-    # episode (glossary.list_rows)
-    "episode": 3,
+    # record (with how many entries name it, kept at publish) and the first page of its
+    # entries with each one's moments from the episode (glossary.list_rows), one
+    # statement; the records it names (show, organisations, people). A later page reads
+    # its entries on its own.
+    "episode": 2,
     "episodes": 3,
-    # record with the first episodes naming them (and both counts, one statement), a page
-    # of its entries with each one's quotes by the person, the organisations they spoke for
-    "person": 3,
+    # record with the first episodes naming them (and both counts) and the first page of
+    # its entries with each one's quotes by the person, one statement; the organisations
+    # they spoke for
+    "person": 2,
     "people": 2,
-    # record with the first episodes naming it (and both counts, one statement), their
-    # shows and people, a page of its entries with each one's disclosures of it
-    "organisation": 3,
+    # record with the first episodes naming it (and both counts) and the first page of its
+    # entries with each one's disclosures of it, one statement; their shows and people
+    "organisation": 2,
     "organisations": 2,
     # record, a page of its entries' rows
     "tag": 2,
