@@ -315,21 +315,33 @@ class _AToZ:
 
         Both keys are found by skipping entries of the index alone. Bounded at both ends
         the range is small to the database, which walks the index; with only a lower
-        bound (the last page, or `known`, the list's length, not given) it may gather and
-        sort all that follows, which on the last page is the page.
+        bound it may gather and sort all that follows, which is done only where `known`,
+        the list's length, says this is the last page, so that what follows is the page.
+        Without `known` the page ends at the entry `limit - 1` after its first, or at the
+        list's last one.
         """
+        keys = f"{_A_TO_Z}, {self.tie}"
         at = (
-            f"(SELECT {_A_TO_Z}, {self.tie} FROM {self.table} WHERE {self.where} "  # noqa: S608
-            f"ORDER BY {_A_TO_Z}, {self.tie} LIMIT 1 OFFSET %s)"
+            f"(SELECT {keys} FROM {self.table} WHERE {self.where} "  # noqa: S608
+            f"ORDER BY {keys} LIMIT 1 OFFSET %s)"
         )
-        if known is not None and offset + limit <= known:
-            return f"({self.key}) >= {at} AND ({self.key}) <= {at}", [
-                *params,
-                offset,
-                *params,
-                offset + limit - 1,
-            ]
-        return f"({self.key}) >= {at}", [*params, offset]
+        if known is not None and offset + limit > known:
+            return f"({self.key}) >= {at}", [*params, offset]
+        end, end_params = at, [*params, offset + limit - 1]
+        if known is None:
+            backwards = ", ".join(f"{key.strip()} DESC" for key in keys.split(","))
+            end = (
+                f"(SELECT {keys} FROM (SELECT 0 AS nth, {keys} FROM {at} AS at_end "  # noqa: S608
+                f"UNION ALL SELECT 1, {keys} FROM (SELECT {keys} FROM {self.table} "
+                f"WHERE {self.where} ORDER BY {backwards} LIMIT 1) AS last) AS ends "
+                "ORDER BY nth LIMIT 1)"
+            )
+            end_params.extend(params)
+        return f"({self.key}) >= {at} AND ({self.key}) <= {end}", [
+            *params,
+            offset,
+            *end_params,
+        ]
 
 
 _LISTINGS_A_TO_Z = _AToZ(

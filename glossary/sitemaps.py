@@ -31,7 +31,12 @@ from django.utils.html import escape
 from glossary.models import ListingCount, PublicRecord
 from glossary.pagination import num_pages
 from glossary.paths import absolute, path_for
-from glossary.selectors import listed_a_to_z, listing_count, public_records, published_entries
+from glossary.selectors import (
+    listed_a_to_z,
+    listing_count,
+    public_records,
+    published_entries,
+)
 
 # Addresses per sitemap page: small enough that a page costs no more than a public list
 # page to serve (bench/web), far under the protocol's 50,000.
@@ -186,18 +191,18 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
 
 
 def _entries_page(request: HttpRequest) -> HttpResponse:
-    """One page of entries, their `<url>`s written at publish, in A–Z order."""
-    total = listing_count(ListingCount.TOTAL, 0)
-    pages = num_pages(total, SITEMAP_PAGE_SIZE)
+    """One page of entries, their `<url>`s written at publish, in A–Z order: one statement,
+    read from the page's first entry on (a page past the end finds none, and only then is
+    the kept total read, to say which pages there are)."""
     raw = request.GET.get("p", "1")
     number = int(raw) if raw.isdigit() else 0
-    if not 1 <= number <= pages:
+    rows: list[tuple[Any, ...]] = []
+    if number >= 1:
+        rows = listed_a_to_z(
+            "l.sitemap_url", offset=(number - 1) * SITEMAP_PAGE_SIZE, limit=SITEMAP_PAGE_SIZE
+        )
+    if not rows and number != 1:
+        pages = num_pages(listing_count(ListingCount.TOTAL, 0), SITEMAP_PAGE_SIZE)
         raise Http404(f"There is no page {raw!r} here; pages run from 1 to {pages}.")
-    rows = listed_a_to_z(
-        "l.sitemap_url",
-        offset=(number - 1) * SITEMAP_PAGE_SIZE,
-        limit=SITEMAP_PAGE_SIZE,
-        known=total,
-    )
     body = "".join([_URLSET, *(url for (url,) in rows), "</urlset>\n"])
     return HttpResponse(body, content_type="application/xml")

@@ -2,13 +2,15 @@
 
 import xml.etree.ElementTree as ET  # our own output, not untrusted input
 
+import pytest
 import time_machine
+from django.http import Http404
 
 from glossary import publishing
 from glossary.feeds import FEED_SIZE
 from glossary.models import Entry
 from glossary.publishing import save_version
-from glossary.sitemaps import SITEMAP_PAGE_SIZE
+from glossary.sitemaps import SITEMAP_PAGE_SIZE, sitemap_section
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -113,6 +115,17 @@ def test_the_sitemap_is_an_index_of_every_section_page(client, make_entry, setti
     assert len(second.findall(f"{SM}url")) == 4
     assert client.get("/sitemap-entries.xml?p=3").status_code == 404
     assert client.get("/sitemap-nothing.xml").status_code == 404
+
+
+def test_a_sitemap_page_past_the_end_says_which_pages_there_are(client, rf, make_entry):
+    # Nothing published: the first page is there, and empty.
+    empty = ET.fromstring(client.get("/sitemap-entries.xml").content)  # noqa: S314
+    assert empty.findall(f"{SM}url") == []
+    publishing.publish(make_entry("Zebra", slug="zebra"))
+    for page in ("2", "0", "two", "-1"):
+        assert client.get(f"/sitemap-entries.xml?p={page}").status_code == 404, page
+        with pytest.raises(Http404, match=f"no page '{page}' here; pages run from 1 to 1"):
+            sitemap_section(rf.get("/sitemap-entries.xml", {"p": page}), "entries")
 
 
 def test_robots_names_the_sitemap_index(client, db):

@@ -43,7 +43,7 @@ PAGES = {
     "person-page-2": ("/people/pat-guest/?page=2", 3),
     "search": ("/search/?q=gadget", 1),
     "feed": ("/feed/", 1),
-    "sitemap": ("/sitemap-entries.xml?p=2", 2),
+    "sitemap": ("/sitemap-entries.xml?p=2", 1),
     "api-list": ("/api/v1/entries/", 2),
 }
 
