@@ -13,7 +13,6 @@ anything per request.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
@@ -32,7 +31,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 from pydantic import Field
 
 from glossary import document, selectors
-from glossary.cache import public_page
+from glossary.cache import content_etag, public_page
 from glossary.document import EntryDocument, Facts
 from glossary.entry_page import disclosure_parts
 from glossary.jsonld import LiveLinks
@@ -877,7 +876,7 @@ def openapi(request: HttpRequest) -> HttpResponse:
     """The document, with an ETag of its own bytes: it changes with a release, not a publish,
     so it is served without the database (and while the database is down)."""
     response = JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False})
-    etag = f'"{hashlib.blake2b(response.content, digest_size=10).hexdigest()}"'
+    etag = content_etag(response.content)
     response.headers["Cache-Control"] = "public, max-age=0, must-revalidate"
     answer = get_conditional_response(request, etag=etag, response=response) or response
     answer.headers["ETag"] = etag

@@ -1,5 +1,6 @@
 """Conditional GET and the page cache: fast repeats, and never stale after a publish."""
 
+import hashlib
 import time
 import uuid
 
@@ -85,6 +86,16 @@ def test_the_page_cache_can_be_turned_off(client, widget, settings):
     client.get("/glossary/widget/")
     _change_behind_the_caches_back(widget, "<p>Rendered again.</p>")
     assert "Rendered again." in client.get("/glossary/widget/").content.decode()
+
+
+def test_with_the_page_cache_off_the_etag_follows_the_pages_bytes(client, widget, settings):
+    settings.PUBLIC_PAGE_CACHE = False
+    first = client.get("/glossary/widget/")
+    assert first["ETag"] == f'"{hashlib.sha256(first.content).hexdigest()[:20]}"'
+    assert client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    _change_behind_the_caches_back(widget, "<p>Rendered again.</p>")
+    again = client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200 and again["ETag"] != first["ETag"]
 
 
 def test_with_the_page_cache_on_a_repeat_is_served_from_the_cache(client, widget):
