@@ -237,17 +237,15 @@ def _fetch(
 ) -> list[tuple[Any, ...]]:
     """The rows of `sql`. `keep_plan`: see `_cursor`; "for_values" keeps a plan made for
     these very values, for statements whose best plan depends on them (a search's words)."""
-    if keep_plan == "for_values" and connection.vendor == "postgresql":
-        with _cursor(keep_plan=True) as cursor:
+    with _cursor(keep_plan=bool(keep_plan)) as cursor:
+        if keep_plan == "for_values" and connection.vendor == "postgresql":
             # The values written into the statement, quoted by psycopg as Django's own
             # client-side binding quotes every ORM query's: each distinct statement is then
             # prepared once it recurs, and its plan is the one made for its values.
             cursor.execute(_with_values(sql, params))
-            rows: list[tuple[Any, ...]] = cursor.fetchall()
-        return rows
-    with _cursor(keep_plan=bool(keep_plan)) as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        else:
+            cursor.execute(sql, params)
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
     return rows
 
 

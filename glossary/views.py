@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils import dateformat, timezone
 from django.views.decorators.http import require_safe
 
@@ -139,7 +139,9 @@ def home(request: HttpRequest) -> HttpResponse:
     html = _HOME.fill(
         total=f"{total} {_plural(total, 'entry', 'entries')}",
         letters="\n    ".join(letters),
-        recent=_recent_html(tuple(recent), timezone.get_current_timezone_name()),
+        recent=_recent_html(
+            tuple(recent), timezone.get_current_timezone_name(), get_script_prefix()
+        ),
         groups="\n".join(groups) or "<p>No entries have been published yet.</p>",
         pager=pager_html(request, number, num_pages(total, INDEX_PAGE_SIZE)),
     )
@@ -147,10 +149,11 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @functools.lru_cache(maxsize=8)
-def _recent_html(recent: tuple[tuple[Any, ...], ...], zone: str) -> str:
-    """The "Recently updated" list, its days in `zone` (the current time zone's name). Kept
-    per process for the rows it was made from, which change only with a publish:
-    formatting its dates cost as much as one of the page's statements."""
+def _recent_html(recent: tuple[tuple[Any, ...], ...], zone: str, prefix: str) -> str:
+    """The "Recently updated" list, its days in `zone` (the current time zone's name), its
+    links under the script `prefix`. Kept per process for what it was made from (the rows,
+    read on every request, change only with a publish): formatting its dates cost as much
+    as one of the page's statements."""
     if not recent:
         return ""
     items = []

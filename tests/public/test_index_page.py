@@ -3,6 +3,7 @@
 import re
 
 import time_machine
+from django.urls import set_script_prefix
 
 from glossary import publishing
 
@@ -38,6 +39,33 @@ def test_recently_updated_lists_the_latest_significant_changes_first(client, mak
     recent = page[page.index("Recently updated") : page.index("</section>")]
     assert recent.index(">New<") < recent.index(">Old<")
     assert '<time datetime="2026-11-01">November 1, 2026</time>' in recent
+
+
+def test_the_recently_updated_list_follows_what_is_live_and_where_the_site_is_mounted(
+    client, make_entry, no_page_cache
+):
+    """It is kept per process for the rows it was made from: a publish or a withdrawal
+    shows at once, and a site mounted under a prefix links under it."""
+
+    def recent() -> str:
+        page = client.get("/").content.decode()
+        return page[page.index("Recently updated") : page.index("</section>")]
+
+    old = make_entry("Old", slug="old")
+    publishing.publish(old)
+    assert 'href="/glossary/old/"' in recent()
+    new = make_entry("New", slug="new")
+    publishing.publish(new)
+    assert 'href="/glossary/new/"' in recent()
+    publishing.unpublish(new)
+    assert ">New<" not in recent() and 'href="/glossary/old/"' in recent()
+    # (Django's WSGI handler sets the prefix from SCRIPT_NAME; the test client does not.)
+    set_script_prefix("/desk/")
+    try:
+        assert 'href="/desk/glossary/old/"' in recent()
+    finally:
+        set_script_prefix("/")
+    assert 'href="/glossary/old/"' in recent()
 
 
 def test_the_index_leaves_out_drafts(client, make_entry):
