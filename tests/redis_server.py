@@ -5,15 +5,37 @@ Tests that need Redis to die start one of these; the shared Redis is never stopp
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
+
+
+def shared_redis_url(env: str = "TEST_REDIS_URL") -> str:
+    """This pytest worker's database on the machine's shared Redis, which its tests flush freely.
+
+    The URL is `env`'s, else TEST_REDIS_URL's, else database 15 of 127.0.0.1:6379. `make
+    test` runs a worker per core (pytest-xdist); the first takes that database and each
+    next one the database below, so workers side by side never flush each other's. A
+    worker's own tests run one after another, so one database serves them all.
+    """
+    url = os.environ.get(env) or os.environ.get("TEST_REDIS_URL") or "redis://127.0.0.1:6379/15"
+    parts = urlsplit(url)
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    database = int(parts.path.strip("/") or 0) - worker
+    if database < 1:
+        raise RuntimeError(
+            f"{url} leaves no Redis database for pytest worker {worker} (database 0 is never "
+            "flushed): name a higher database, or run fewer workers (pytest -n)."
+        )
+    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 def free_port() -> int:

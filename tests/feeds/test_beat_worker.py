@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,11 +12,12 @@ from glossary.models import Episode, Show
 from tests.feeds.conftest import FeedServer
 from tests.feeds.feeds import feed, item
 from tests.linkcheck.test_worker import Processes, wait_for
+from tests.redis_server import shared_redis_url
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-# This suite's own Redis database (flushed freely); override with TEST_REDIS_URL.
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/3")
+# This worker's database on the shared Redis (flushed freely): tests.redis_server.
+REDIS_URL = shared_redis_url()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -18,6 +17,7 @@ from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import SharedSpacing, parse_retry_after
 from tests.linkcheck.helpers import check
 from tests.linkcheck.server import LocalSite
+from tests.redis_server import shared_redis_url
 
 pytestmark = pytest.mark.usefixtures("allow_loopback")
 
@@ -85,7 +85,7 @@ def test_retry_after_in_seconds_and_as_an_http_date_are_both_understood() -> Non
     assert parse_retry_after(None) is None
 
 
-REDIS_URL = os.environ.get("LINKCHECK_TEST_REDIS_URL", "redis://127.0.0.1:6379/5")
+REDIS_URL = shared_redis_url("LINKCHECK_TEST_REDIS_URL")
 
 
 @pytest.fixture

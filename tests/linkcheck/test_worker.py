@@ -24,10 +24,11 @@ from django.db import connection
 
 from glossary.models import LinkCheck, Source
 from tests.linkcheck.server import LocalSite
+from tests.redis_server import shared_redis_url
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-REDIS_URL = os.environ.get("LINKCHECK_TEST_REDIS_URL", "redis://127.0.0.1:6379/5")
+REDIS_URL = shared_redis_url("LINKCHECK_TEST_REDIS_URL")
 CELERY = str(Path(sys.executable).with_name("celery"))
 
 

@@ -27,10 +27,11 @@ from editorial.linkcheck.state import Transition
 from editorial.models import Notification
 from glossary.models import Citation, Source
 from tests.linkcheck.test_worker import _database_url
+from tests.redis_server import shared_redis_url
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
+REDIS_URL = shared_redis_url()
 CELERY = str(Path(sys.executable).with_name("celery"))
 
 

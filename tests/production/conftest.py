@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import socket
 
 import pytest
 
-# The Redis DB these tests may use (flushed freely); override with TEST_REDIS_URL.
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/14")
+from tests.redis_server import shared_redis_url
+
+# This worker's database on the shared Redis (flushed freely): tests.redis_server.
+TEST_REDIS_URL = shared_redis_url()
 
 
 def free_port() -> int:

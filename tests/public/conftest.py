@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from glossary.models import (
     Source,
     Sponsorship,
 )
+from tests.redis_server import shared_redis_url
 
 CHECKED = datetime.date(2026, 10, 24)
 
@@ -105,8 +105,8 @@ def rich_entry(db: Any) -> Callable[..., Entry]:
 
 @pytest.fixture
 def redis_cache() -> Any:
-    """The default cache on a real Redis (TEST_REDIS_URL, e.g. redis://127.0.0.1:6379/11)."""
-    url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/11")
+    """The default cache on the shared Redis, in this worker's database (tests.redis_server)."""
+    url = shared_redis_url()
     caches = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -32,6 +32,10 @@ SIZE = 3_000
 # Rows any step of a page's plan may read: the index's 200 a page, skipping inside a
 # letter, search's first tiers and its count of 100, with room to spare; far below SIZE.
 BOUND = 1_000
+# A sitemap page is 500 entries. The planner may read its range from the index as a bitmap,
+# which counts the index entries of row versions the fixture's UPDATE of the word vectors
+# left dead (one to a row) with the live ones: a page and its dead, still far below SIZE.
+BOUNDS = {"sitemap": 1_500}
 
 PAGES = {
     "index": ("/", 2),
@@ -213,7 +217,7 @@ def _page_problems(client: Any, name: str) -> list[str]:
             cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
             (plan,) = cursor.fetchone()[0]
             read = _rows_read(plan["Plan"])
-            if read > BOUND:
+            if read > BOUNDS.get(name, BOUND):
                 problems.append(f"{name}: {read} rows for {sql[:120]}\n{json.dumps(plan)}")
         cursor.execute("RESET enable_seqscan")
     return problems

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,11 +15,12 @@ from editorial import scheduling
 from editorial.models import ScheduledAction, SchedulerHeartbeat, WorkflowEvent
 from glossary.models import Entry, Source
 from tests.linkcheck.test_worker import Processes, wait_for
+from tests.redis_server import shared_redis_url
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-# This suite's own Redis database (flushed freely); override with TEST_REDIS_URL.
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+# This worker's database on the shared Redis (flushed freely): tests.redis_server.
+REDIS_URL = shared_redis_url()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ text beside the confirmed one, and everything downstream reads it.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
@@ -21,12 +20,13 @@ from editorial import gates
 from editorial.models import CitationConfirmation, SourceSnapshot
 from glossary.models import Source
 from tests.linkcheck.test_worker import Processes, wait_for
+from tests.redis_server import shared_redis_url
 from tests.sourcetext.helpers import change_page, cite, confirm_in_admin, nvlink_source, stored_text
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-# This branch's own Redis database (the briefing's number 4), never another's.
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/4")
+# This worker's database on the shared Redis (flushed freely): tests.redis_server.
+REDIS_URL = shared_redis_url()
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from glossary.demo_data import TRANSCRIPTS
 from glossary.models import Entry, Episode, Person, Quote
 from glossary.transcript_imports import import_transcript
 from tests.linkcheck.test_worker import _database_url, wait_for
+from tests.redis_server import shared_redis_url
 
 pytestmark = [
     pytest.mark.worker,
@@ -30,7 +31,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::celery.exceptions.AlwaysEagerIgnored"),
 ]
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/2")
+REDIS_URL = shared_redis_url()
 CELERY = str(Path(sys.executable).with_name("celery"))
 EPISODES, QUOTES_EACH = 6, 25
 
