@@ -37,7 +37,7 @@ from glossary.entry_page import disclosure_parts
 from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
 from glossary.models import ListingCount, PublicRecord
-from glossary.pagination import num_pages
+from glossary.pagination import MAX_PAGE, num_pages
 from glossary.paths import absolute, path_for
 from glossary.search import MAX_QUERY_LENGTH, Results, control_character, results
 from glossary.throttle import limited
@@ -277,7 +277,7 @@ class TagPage(Page):
 
 
 class Paging(Schema):
-    page: int = Field(1, ge=1, description="Page number, from 1.")
+    page: int = Field(1, ge=1, le=MAX_PAGE, description=f"Page number, from 1 to {MAX_PAGE:,}.")
     page_size: int = Field(
         settings.PUBLIC_API_PAGE_SIZE,
         ge=1,
@@ -551,9 +551,8 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
     if kind in ("int_parsing", "int_type"):
         message = f"{name} must be a whole number, not {raw!r}."
     elif kind in ("greater_than_equal", "less_than_equal"):
-        low = 1
-        high = MAX_PAGE_SIZE if name == "page_size" else None
-        bounds = f"between {low} and {high}" if high else f"at least {low}"
+        high = {"page_size": MAX_PAGE_SIZE, "page": MAX_PAGE}.get(name)
+        bounds = f"between 1 and {high:,}" if high else "at least 1"
         message = f"{name} must be {bounds}, not {raw}."
     elif kind == "missing":
         message = f"Give the {name} parameter."

@@ -12,6 +12,18 @@ from django.utils.html import escape
 
 # Parameters a paginated public page reads (glossary.cache keys pages on these only).
 PAGE_PARAM = "page"
+# The highest page number any list here may have. Past it no list reaches (a billion pages
+# of the sitemap's 500 rows), and its rows' offset could overflow the database's 64-bit
+# integers: such a page is answered as missing before it reaches a statement.
+MAX_PAGE = 10**9
+
+
+def page_in_range(raw: str) -> int:
+    """`raw` as a page number from 1 to MAX_PAGE, or 0 for anything else."""
+    if not raw.isdecimal() or len(raw) > len(str(MAX_PAGE)):
+        return 0
+    number = int(raw)
+    return number if 1 <= number <= MAX_PAGE else 0
 
 
 def paginate(
@@ -65,10 +77,7 @@ def page_number(request: HttpRequest, num_pages: int | None = None) -> int:
     the caller answers 404 for a page past the end it finds empty.
     """
     raw = request.GET.get(PAGE_PARAM, "1")
-    try:
-        number = int(raw)
-    except ValueError:
-        number = 0
+    number = page_in_range(raw)
     if number < 1 or (num_pages is not None and number > max(1, num_pages)):
         last = f"1 to {max(1, num_pages)}" if num_pages is not None else "from 1"
         raise Http404(f"There is no page {raw!r} here; pages run {last}.")

@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from glossary.models import ListingCount, PublicRecord
-from glossary.pagination import num_pages
+from glossary.pagination import num_pages, page_in_range
 from glossary.paths import absolute, path_for
 from glossary.selectors import (
     listed_a_to_z,
@@ -195,7 +195,7 @@ def _entries_page(request: HttpRequest) -> HttpResponse:
     read from the page's first entry on (a page past the end finds none, and only then is
     the kept total read, to say which pages there are)."""
     raw = request.GET.get("p", "1")
-    number = int(raw) if raw.isdigit() else 0
+    number = page_in_range(raw)
     rows: list[tuple[Any, ...]] = []
     if number >= 1:
         rows = listed_a_to_z(
