@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# pytest workers for `make test`: one per core (pytest-xdist); PYTEST_WORKERS=0 runs in one process.
+# pytest workers for `make test`: one per core (pytest-xdist), at most 8 (each takes a database
+# of the shared Redis, 15 downwards: tests/redis_server.py); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
 
 .PHONY: help run test lint format migrate demo worker beat bench browser clean e2e
@@ -60,7 +61,7 @@ format: $(VENV)/.installed
 
 test: $(VENV)/.installed browser lint
 	$(PY) manage.py makemigrations --check --dry-run
-	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxprocesses 8 $(PYTEST_ARGS)
 
 # Also part of `make test`; alone it needs PostgreSQL at 127.0.0.1:5432 and redis-server.
 e2e: $(VENV)/.installed
