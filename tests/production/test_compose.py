@@ -6,6 +6,7 @@ check that every command names real code; the end-to-end test runs them.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import re
@@ -96,6 +97,26 @@ def test_the_gunicorn_config_loads_and_logs_json(monkeypatch: pytest.MonkeyPatch
     assert namespace["workers"] >= 1
     formatter = namespace["logconfig_dict"]["handlers"]["console"]["formatter"]
     assert formatter == "json"
+
+
+def test_each_gunicorn_worker_leaves_what_it_loaded_out_of_full_collections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gunicorn.config import Config
+
+    namespace: dict = {}
+    path = ROOT / "docker" / "gunicorn.conf.py"
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102
+    hook = namespace["post_worker_init"]
+    Config().set("post_worker_init", hook)  # gunicorn accepts it as that hook
+    assert gc.get_freeze_count() == 0
+    try:
+        hook(object())
+        # Everything this process had loaded (Django, the app, pytest) is frozen.
+        assert gc.get_freeze_count() > 10_000
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
 
 
 @pytest.mark.parametrize("name", ["worker", "beat"])
