@@ -417,7 +417,8 @@ def listed_naming(
         limit=limit,
         known=known,
     )
-    return [(*row[:-1], json.loads(row[-1]) if row[-1] else None) for row in rows]
+    parts = _loads_each([row[-1] for row in rows])
+    return [(*row[:-1], part) for row, part in zip(rows, parts, strict=True)]
 
 
 def listing_count(kind: str, object_id: int) -> int:
@@ -620,6 +621,18 @@ def _named_part(part: Any) -> Any:
     return json.loads(part) if isinstance(part, str) and part else part or None
 
 
+def _loads_each(texts: Sequence[Any]) -> list[Any]:
+    """Each stored JSON text decoded (an empty one as None), as `_named_part` does one: the
+    texts of a page (its episodes' facts and its entries' parts, seventy or so) in one call
+    to the decoder, which took half the time of a call each."""
+    if not all(isinstance(text, str) for text in texts):
+        return [_named_part(text) for text in texts]
+    values = json.loads(f"[{','.join(text or 'null' for text in texts)}]")
+    if len(values) != len(texts):
+        raise ValueError("A stored JSON text held more than one value.")
+    return list(values)
+
+
 def public_record_listing(kind: str, slug: str, first: int) -> tuple[Record, int, list[Any]] | None:
     """`public_record_at` and the first `first` live listings naming its object (as
     `listed_naming(kind, its id, "l.term, l.slug", limit=first)`), in one statement: the
@@ -643,7 +656,11 @@ def public_record_listing(kind: str, slug: str, first: int) -> tuple[Record, int
     if not rows or rows[0][0] != 0:
         return None
     _, _, *record, named = rows[0]
-    listed = [(term, slug, _named_part(part)) for _, _, _, _, slug, term, part, _ in rows[1:]]
+    parts = _loads_each([part for *_, part, _ in rows[1:]])
+    listed = [
+        (term, slug, part)
+        for (_, _, _, _, slug, term, _, _), part in zip(rows[1:], parts, strict=True)
+    ]
     return _record(kind, tuple(record)), max(0, int(named or 0)), listed
 
 
@@ -730,10 +747,12 @@ def public_record_and_episodes(
     if not rows or rows[0][0] != 0:
         return None
     _, *record, named, appeared, _ = rows[0]
-    episodes = [json.loads(facts) for part, *_, facts, _, _, _ in rows[1:] if part == 1]
+    # The episodes' facts and the entries' parts, decoded together.
+    decoded = _loads_each([text for _, _, _, _, _, text, _, _, _ in rows[1:]])
+    episodes = [value for row, value in zip(rows[1:], decoded, strict=True) if row[0] == 1]
     listed = [
-        (term, slug, _named_part(shown))
-        for part, _, _, slug, term, shown, _, _, _ in rows[1:]
+        (term, slug, shown)
+        for (part, _, _, slug, term, _, _, _, _), shown in zip(rows[1:], decoded, strict=True)
         if part == 2
     ]
     return (

@@ -262,3 +262,17 @@ def test_the_newest_listings_carry_every_time_or_only_the_newest(make_entry):
     )
     assert all(changed is not None for _, changed in each)
     assert [changed for _, changed in first] == [each[0][1], None, None]
+
+
+def test_a_pages_stored_json_texts_are_decoded_together_each_to_its_own_value() -> None:
+    texts = ['{"number": 7, "roles": [["guest", 3]]}', "", '[[60, "<li>a, b</li>"]]', "[]"]
+    assert selectors._loads_each(texts) == [
+        {"number": 7, "roles": [["guest", 3]]},
+        None,
+        [[60, "<li>a, b</li>"]],
+        [],
+    ]
+    assert selectors._loads_each([]) == []
+    # One text holding two values would shift every value after it: refused, not misread.
+    with pytest.raises(ValueError, match="more than one value"):
+        selectors._loads_each(["1, 2", "3"])
