@@ -28,7 +28,7 @@ from glossary import selectors
 from glossary.api import openapi_document
 from glossary.cache import public_page
 from glossary.listing import GROUPS
-from glossary.models import EntryRedirect, ListingCount
+from glossary.models import EntryRedirect
 from glossary.pagination import PAGE_PARAM, num_pages, page_link, page_number, pager_html
 from glossary.paths import absolute, path_for
 from glossary.search import COUNT_LIMIT, normalise_query, results
@@ -88,29 +88,18 @@ def _letter_anchor(initial: int) -> str:
 def home(request: HttpRequest) -> HttpResponse:
     """The A–Z index, a page at a time: letters with counts, then the entries in order.
 
-    Two statements whatever the glossary's size: the letters' counts (kept at publish)
-    with the recently updated entries, then the page's rows from the A–Z index
-    (glossary.listing).
+    One statement whatever the glossary's size: the letters' counts (kept at publish),
+    the recently updated entries and the page's rows from the A–Z index
+    (glossary.listing, `selectors.a_to_z_page`).
     """
-    counts, recent = selectors.listing_counts_and_newest(
-        ListingCount.LETTER, "l.term, l.slug", limit=RECENT_COUNT
+    # 404 for what is no page number at all; past the last page, once the counts say so.
+    number = page_number(request)
+    counts, recent, rows = selectors.a_to_z_page(
+        recent=RECENT_COUNT, offset=(number - 1) * INDEX_PAGE_SIZE, limit=INDEX_PAGE_SIZE
     )
     per_letter = [counts.get(i, 0) for i in range(len(GROUPS))]
     total = sum(per_letter)
-    number = page_number(request, num_pages(total, INDEX_PAGE_SIZE))
-    # The page starts in the letter holding its first row: read from there, skipping only
-    # that letter's earlier rows.
-    offset, initial = (number - 1) * INDEX_PAGE_SIZE, 0
-    while initial < len(GROUPS) - 1 and offset >= per_letter[initial]:
-        offset -= per_letter[initial]
-        initial += 1
-    rows = selectors.listed_a_to_z(
-        "l.initial, l.row_html",
-        from_initial=initial,
-        offset=offset,
-        limit=INDEX_PAGE_SIZE,
-        known=sum(per_letter[initial:]),
-    )
+    page_number(request, num_pages(total, INDEX_PAGE_SIZE))
     letters, seen = [], 0
     for i, letter in enumerate(GROUPS):
         count = per_letter[i]

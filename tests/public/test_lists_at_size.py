@@ -38,8 +38,8 @@ BOUND = 1_000
 BOUNDS = {"sitemap": 1_500}
 
 PAGES = {
-    "index": ("/", 2),
-    "letter": ("/?page=8", 2),
+    "index": ("/", 1),
+    "letter": ("/?page=8", 1),
     "tag": ("/tags/gadgets/", 2),
     "person": ("/people/pat-guest/", 2),
     "episode": ("/episodes/test-show/1/7/", 2),
@@ -239,3 +239,23 @@ def test_the_pages_at_size_show_their_first_rows(client, at_size):
     assert f"Page 1 of {-(-at_size // 50)}" in tag
     search = client.get("/search/?q=gadget").content.decode()
     assert "More than 100 results" in search
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plan cache")
+def test_the_statements_pages_keep_prepared_are_planned_once_for_every_value(client, at_size):
+    """A kept statement is planned once, whatever its values: re-planning one on every run
+    cost more than running it (the A–Z index's took 0.7 ms to plan, 0.4 to run)."""
+    for path in ("/", "/?page=3", "/?page=8", "/people/pat-guest/", "/tags/gadgets/") * 4:
+        assert client.get(path).status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW plan_cache_mode")
+        assert cursor.fetchone()[0] == "force_generic_plan"
+        cursor.execute(
+            "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE NOT from_sql"
+        )
+        kept = cursor.fetchall()
+    index = [row for row in kept if "page_start" in row[0]]
+    assert len(index) == 1, kept
+    assert all(custom == 0 for _, _, custom in kept), kept
+    assert index[0][1] >= 10  # every run of the index's statement after it was prepared
