@@ -453,18 +453,20 @@ def _episode_people(appearances: list[dict[str, Any]], named: dict[tuple[str, in
 @public_page(reads=(PAGE_PARAM,))
 def person(request: HttpRequest, slug: str) -> HttpResponse:
     found = selectors.public_record_and_episodes(
-        Kind.PERSON, slug, EPISODES_SHOWN, _first_read(request), linked=Kind.ORGANISATION
+        Kind.PERSON, slug, EPISODES_SHOWN, _first_read(request)
     )
     if found is None:
         raise Http404("No public page for this person.")
-    # `organisations`: those the shown episodes name, their employers among them.
-    record, count, appeared, total, first, organisations = found
+    record, count, appeared, total, first = found
     listed, pager = _listed(request, Kind.PERSON, record.object_id, count, "l.term, l.slug", first)
     # Their quotes in the page's entries, newest episode first (then A–Z by entry).
     quoted = [(key, figure) for _, _, parts in listed for key, figure in parts or []]
     quoted.sort(key=lambda q: q[0], reverse=True)
     note = _first_episodes_note(appeared, total)
-    employers = _links("glossary:organisation", organisations)
+    named = selectors.records_of(
+        {Kind.ORGANISATION: [at for line in appeared for _, at in line["roles"] if at is not None]}
+    )
+    employers = _links("glossary:organisation", named)
     items = [
         f"<li>{line['anchor']} ({_escape(role)}"
         f"{', then at ' + employers[at] if at in employers else ''})</li>"
@@ -511,7 +513,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     )
     if found is None:
         raise Http404("No public page for this organisation.")
-    record, count, related, total, first, _ = found
+    record, count, related, total, first = found
     org_id = record.object_id
     note = _first_episodes_note(related, total)
     named = selectors.records_of(

@@ -749,36 +749,22 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
 
 
 def public_record_and_episodes(
-    kind: str, slug: str, limit: int, first: int, *, linked: str | None = None
-) -> tuple[Record, int, list[dict[str, Any]], int, list[Any], dict[tuple[str, int], Record]] | None:
+    kind: str, slug: str, limit: int, first: int
+) -> tuple[Record, int, list[dict[str, Any]], int, list[Any]] | None:
     """A person's or organisation's page's reads, in one statement: the record at an
     address and how many live listings name it (`public_record_at`), then the first
     `limit` public episodes whose record names it, in list order (shows A to Z, newest
     first), and how many there are: each as what its link carries for the page
     (glossary.records.link_facts). The episodes and their count are read from the links'
     index alone (`publicrecordlink_order_idx`, each link carrying its episode's sort
-    key), then only those links' facts: no episode's record is read. Then, as
-    `public_record_listing`, the first `first` live listings naming it. Last, with
-    `linked` a kind, the public records of that kind the shown episodes' records name (a
-    person's employers are among the organisations their episodes name: `records_of`
-    without a second round trip), by (kind, id)."""
+    key), then only those links' facts: no episode's record is read. Last, as
+    `public_record_listing`, the first `first` live listings naming it."""
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
     # condition on the outer row would be evaluated for every record of the table.
     object_id = (
         f"(SELECT a.object_id FROM {_RECORD} a "  # noqa: S608 - constants
         "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
-    )
-    # The records of kind `linked` that the shown episodes' records name (their links).
-    linked_records = (
-        ""
-        if linked is None
-        else "UNION ALL SELECT 3, o.id, o.object_id, o.slug, o.name, CAST(o.data AS TEXT), "  # noqa: S608
-        f"CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), '' FROM {_RECORD} o "
-        "WHERE o.kind = %s AND o.object_id IN (SELECT n.object_id "
-        f"FROM {links} n WHERE n.kind = %s AND n.record_id IN (SELECT k.record_id "
-        f"FROM (SELECT k.record_id FROM {links} k WHERE k.kind = %s "
-        f"AND k.object_id = {object_id} ORDER BY k.sort_key, k.record_id LIMIT %s) AS k)) "
     )
     rows = _fetch(
         "SELECT 0 AS part, r.id, r.object_id, r.slug, r.name, CAST(r.data AS TEXT), "  # noqa: S608
@@ -794,9 +780,8 @@ def public_record_and_episodes(
         "ORDER BY k.sort_key, k.record_id LIMIT %s) AS shown "
         "UNION ALL SELECT 2, ord, CAST(NULL AS BIGINT), slug, term, part, CAST(NULL AS BIGINT), "
         f"CAST(NULL AS BIGINT), '' FROM ({_FIRST_NAMED.format(object_id=object_id)}) AS first_page "
-        f"{linked_records}ORDER BY part, sort_key, id",
-        [kind, kind, slug, kind, kind, slug, limit, kind, kind, slug, first]
-        + ([] if linked is None else [linked, linked, kind, kind, slug, limit]),
+        "ORDER BY part, sort_key, id",
+        [kind, kind, slug, kind, kind, slug, limit, kind, kind, slug, first],
         keep_plan=True,
     )
     if not rows or rows[0][0] != 0:
@@ -810,16 +795,10 @@ def public_record_and_episodes(
         for (part, _, _, slug, term, _, _, _, _), shown in zip(rows[1:], decoded, strict=True)
         if part == 2
     ]
-    records = {
-        (str(linked), int(row[2])): Record(str(linked), int(row[2]), row[3], row[4], data)
-        for row, data in zip(rows[1:], decoded, strict=True)
-        if row[0] == 3
-    }
     return (
         _record(kind, tuple(record)),
         max(0, int(named or 0)),
         episodes,
         int(appeared or 0),
         listed,
-        records,
     )

@@ -21,7 +21,7 @@ EXPECTED = {
     # record with the first episodes naming them (and both counts) and the first page of
     # its entries with each one's quotes by the person, one statement; the organisations
     # they spoke for
-    "person": 1,
+    "person": 2,
     "people": 2,
     # record with the first episodes naming it (and both counts) and the first page of its
     # entries with each one's disclosures of it, one statement; their shows and people
