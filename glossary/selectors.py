@@ -561,8 +561,10 @@ def a_to_z_page(
     The page starts in the letter holding its first row, found from the kept counts in the
     statement itself, so only that letter's earlier rows are skipped in the index; its
     last row is the one `limit - 1` after its first, or the index's last. A page past the
-    end reads no row. (Two statements, counts first, cost a round trip more: a fifth of
-    the page's time.)
+    end reads no row. (Two statements, counts first, cost the same CPU on one machine and a
+    round trip more wherever the database is across a network: bench/README.md. Kept
+    prepared, it needs the generic plan config/settings.py asks for: left to choose,
+    PostgreSQL planned it afresh on every run.)
     """
     keys = f"{_A_TO_Z}, version_id"
     start = "(SELECT initial FROM page_start)"
