@@ -29,7 +29,14 @@ from glossary.api import openapi_document
 from glossary.cache import public_page
 from glossary.listing import GROUPS
 from glossary.models import EntryRedirect
-from glossary.pagination import PAGE_PARAM, num_pages, page_link, page_number, pager_html
+from glossary.pagination import (
+    PAGE_PARAM,
+    num_pages,
+    page_in_range,
+    page_link,
+    page_number,
+    pager_html,
+)
 from glossary.paths import absolute, path_for
 from glossary.search import COUNT_LIMIT, normalise_query, results
 from glossary.shells import Shell
@@ -92,14 +99,15 @@ def home(request: HttpRequest) -> HttpResponse:
     the recently updated entries and the page's rows from the A–Z index
     (glossary.listing, `selectors.a_to_z_page`).
     """
-    # 404 for what is no page number at all; past the last page, once the counts say so.
-    number = page_number(request)
+    # The page's rows are read with the counts; whether it is a page at all is answered
+    # once the counts are in, with a 404 that says which pages there are.
+    asked = page_in_range(request.GET.get(PAGE_PARAM, "1")) or 1
     counts, recent, rows = selectors.a_to_z_page(
-        recent=RECENT_COUNT, offset=(number - 1) * INDEX_PAGE_SIZE, limit=INDEX_PAGE_SIZE
+        recent=RECENT_COUNT, offset=(asked - 1) * INDEX_PAGE_SIZE, limit=INDEX_PAGE_SIZE
     )
     per_letter = [counts.get(i, 0) for i in range(len(GROUPS))]
     total = sum(per_letter)
-    page_number(request, num_pages(total, INDEX_PAGE_SIZE))
+    number = page_number(request, num_pages(total, INDEX_PAGE_SIZE))
     letters, seen = [], 0
     for i, letter in enumerate(GROUPS):
         count = per_letter[i]

@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 import time_machine
 from django.urls import set_script_prefix
 
@@ -98,3 +99,16 @@ def test_every_page_of_the_index_continues_where_the_last_ended(client, make_ent
     assert 'href="/?page=2#letter-b"' in first
     assert 'href="/?page=4#letter-z"' in first
     assert 'href="#letter-a"' in first
+
+
+@pytest.mark.parametrize("page", ["2", "0", "two", "+1"])
+def test_a_page_the_index_does_not_have_is_missing_and_the_404_says_which_pages_there_are(
+    rf, make_entry, no_page_cache, page
+):
+    from django.http import Http404
+
+    from glossary import views
+
+    publishing.publish(make_entry("Alpha", slug="alpha"))
+    with pytest.raises(Http404, match=f"no page '{re.escape(page)}' here; pages run 1 to 1"):
+        views.home(rf.get("/", {"page": page}))
