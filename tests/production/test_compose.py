@@ -99,9 +99,7 @@ def test_the_gunicorn_config_loads_and_logs_json(monkeypatch: pytest.MonkeyPatch
     assert formatter == "json"
 
 
-def test_each_gunicorn_worker_leaves_what_it_loaded_out_of_full_collections(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_each_gunicorn_worker_leaves_what_it_loaded_out_of_full_collections() -> None:
     from gunicorn.config import Config  # type: ignore[import-untyped]
 
     namespace: dict = {}
