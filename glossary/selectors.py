@@ -307,7 +307,7 @@ class _AToZ:
     key: str
 
     def between(
-        self, params: list[Any], *, offset: int, limit: int, known: int | None
+        self, params: list[Any], *, offset: int | str, limit: int, known: int | None
     ) -> tuple[str, list[Any]]:
         """The reading statement's key from the entry at `offset` to the page's last one.
 
@@ -316,30 +316,36 @@ class _AToZ:
         bound it may gather and sort all that follows, which is done only where `known`,
         the list's length, says this is the last page, so that what follows is the page.
         Without `known` the page ends at the entry `limit - 1` after its first, or at the
-        list's last one.
+        list's last one. `offset` may be an expression of the statement itself (SQL with
+        no parameters): the length is then not known.
         """
         keys = f"{_A_TO_Z}, {self.tie}"
-        at = (
-            f"(SELECT {keys} FROM {self.table} WHERE {self.where} "  # noqa: S608
-            f"ORDER BY {keys} LIMIT 1 OFFSET %s)"
-        )
-        if known is not None and offset + limit > known:
-            return f"({self.key}) >= {at}", [*params, offset]
-        end, end_params = at, [*params, offset + limit - 1]
+
+        def at(skip: str) -> str:
+            return (
+                f"(SELECT {keys} FROM {self.table} WHERE {self.where} "  # noqa: S608
+                f"ORDER BY {keys} LIMIT 1 OFFSET {skip})"
+            )
+
+        if isinstance(offset, str):
+            start, start_params = at(offset), [*params]
+            end, end_params = at(f"{offset} + %s"), [*params, limit - 1]
+            known = None
+        else:
+            start, start_params = at("%s"), [*params, offset]
+            if known is not None and offset + limit > known:
+                return f"({self.key}) >= {start}", start_params
+            end, end_params = at("%s"), [*params, offset + limit - 1]
         if known is None:
             backwards = ", ".join(f"{key.strip()} DESC" for key in keys.split(","))
             end = (
-                f"(SELECT {keys} FROM (SELECT 0 AS nth, {keys} FROM {at} AS at_end "  # noqa: S608
+                f"(SELECT {keys} FROM (SELECT 0 AS nth, {keys} FROM {end} AS at_end "  # noqa: S608
                 f"UNION ALL SELECT 1, {keys} FROM (SELECT {keys} FROM {self.table} "
                 f"WHERE {self.where} ORDER BY {backwards} LIMIT 1) AS last) AS ends "
                 "ORDER BY nth LIMIT 1)"
             )
             end_params.extend(params)
-        return f"({self.key}) >= {at} AND ({self.key}) <= {end}", [
-            *params,
-            offset,
-            *end_params,
-        ]
+        return f"({self.key}) >= {start} AND ({self.key}) <= {end}", [*start_params, *end_params]
 
 
 _LISTINGS_A_TO_Z = _AToZ(
@@ -373,19 +379,17 @@ def _read_page(
 
 
 def listed_a_to_z(
-    columns: str, *, from_initial: int = 0, offset: int = 0, limit: int, known: int | None = None
+    columns: str, *, offset: int = 0, limit: int, known: int | None = None
 ) -> list[tuple[Any, ...]]:
-    """`limit` live listings in A–Z order, from the letter `from_initial` on, after `offset`
-    (`known`: how many there are from that letter on, from the kept counts), each
-    checked live, read in order from the A–Z index: never sorted, never more than the page.
+    """`limit` live listings in A–Z order after `offset` (`known`: how many there are, from
+    the kept counts), each checked live, read in order from the A–Z index: never sorted,
+    never more than the page.
     """
     sql = (
         f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {{between}} "  # noqa: S608
         f"AND {_IS_LIVE} ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s"
     )
-    return _read_page(
-        _LISTINGS_A_TO_Z, sql, [], [from_initial], offset=offset, limit=limit, known=known
-    )
+    return _read_page(_LISTINGS_A_TO_Z, sql, [], [0], offset=offset, limit=limit, known=known)
 
 
 def listed_naming(
@@ -566,23 +570,13 @@ def a_to_z_page(
     prepared, it needs the generic plan config/settings.py asks for: left to choose,
     PostgreSQL planned it afresh on every run.)
     """
-    keys = f"{_A_TO_Z}, version_id"
-    start = "(SELECT initial FROM page_start)"
-    # (No start past the end: no row is at or after NULL. SQLite refuses a NULL offset.)
-    skip = "COALESCE((SELECT skip FROM page_start), 0)"
-    at = (
-        f"(SELECT {keys} FROM {_LISTING} WHERE initial >= {start} "  # noqa: S608 - constants
-        f"ORDER BY {keys} LIMIT 1 OFFSET {skip})"
+    # The page's range, from the letter it starts in (no start past the end: no row is at
+    # or after NULL; SQLite refuses a NULL offset).
+    from_start = _AToZ(
+        _LISTING, "initial >= (SELECT initial FROM page_start)", "version_id", _LISTINGS_A_TO_Z.key
     )
-    at_end = (
-        f"(SELECT {keys} FROM {_LISTING} WHERE initial >= {start} "  # noqa: S608 - constants
-        f"ORDER BY {keys} LIMIT 1 OFFSET {skip} + %s)"
-    )
-    backwards = ", ".join(f"{key.strip()} DESC" for key in keys.split(","))
-    end = (
-        f"(SELECT {keys} FROM (SELECT 0 AS nth, {keys} FROM {at_end} AS at_end "  # noqa: S608
-        f"UNION ALL SELECT 1, {keys} FROM (SELECT {keys} FROM {_LISTING} "
-        f"ORDER BY {backwards} LIMIT 1) AS last) AS ends ORDER BY nth LIMIT 1)"
+    between, range_params = from_start.between(
+        [], offset="COALESCE((SELECT skip FROM page_start), 0)", limit=limit, known=None
     )
     key = _LISTINGS_A_TO_Z.key
     # Each branch's rows in six columns: part, two numbers, two texts, a time. (Typed
@@ -601,9 +595,8 @@ def a_to_z_page(
         f"newest.* FROM ({_newest_sql('l.term, l.slug', 'each')}) AS newest) AS newest_listed "
         "UNION ALL SELECT * FROM (SELECT 2, l.initial, CAST(NULL AS BIGINT), l.row_html, "
         f"CAST(NULL AS TEXT), CAST(NULL AS TIMESTAMP WITH TIME ZONE) FROM {_FROM_LISTING} "
-        f"WHERE ({key}) >= {at} AND ({key}) <= {end} AND {_IS_LIVE} "
-        f"ORDER BY {key} LIMIT %s) AS page",
-        [ListingCount.LETTER, offset, offset, recent, limit - 1, limit],
+        f"WHERE {between} AND {_IS_LIVE} ORDER BY {key} LIMIT %s) AS page",
+        [ListingCount.LETTER, offset, offset, recent, *range_params, limit],
         keep_plan=True,
     )
     # A union's branches come out in turn, each in its own order.
