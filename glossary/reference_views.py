@@ -457,16 +457,16 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
     )
     if found is None:
         raise Http404("No public page for this person.")
-    record, count, appeared, total, first = found
-    listed, pager = _listed(request, Kind.PERSON, record.object_id, count, "l.term, l.slug", first)
+    record, appeared = found.record, found.episodes
+    listed, pager = _listed(
+        request, Kind.PERSON, record.object_id, found.entries, "l.term, l.slug", found.first
+    )
     # Their quotes in the page's entries, newest episode first (then A–Z by entry).
     quoted = [(key, figure) for _, _, parts in listed for key, figure in parts or []]
     quoted.sort(key=lambda q: q[0], reverse=True)
-    note = _first_episodes_note(appeared, total)
-    named = selectors.records_of(
-        {Kind.ORGANISATION: [at for line in appeared for _, at in line["roles"] if at is not None]}
-    )
-    employers = _links("glossary:organisation", named)
+    note = _first_episodes_note(appeared, found.total)
+    # Where they worked on those episodes, read with them.
+    employers = _links("glossary:organisation", found.named)
     items = [
         f"<li>{line['anchor']} ({_escape(role)}"
         f"{', then at ' + employers[at] if at in employers else ''})</li>"
@@ -513,15 +513,10 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     )
     if found is None:
         raise Http404("No public page for this organisation.")
-    record, count, related, total, first = found
+    record, related, named = found.record, found.episodes, found.named
     org_id = record.object_id
-    note = _first_episodes_note(related, total)
-    named = selectors.records_of(
-        {
-            Kind.SHOW: [facts["show"] for facts in related],
-            Kind.PERSON: [person for facts in related for person, _ in facts["people"]],
-        }
-    )
+    note = _first_episodes_note(related, found.total)
+    # The episodes' shows and the people who spoke for it there, read with them.
     people = _links("glossary:person", {k: r for k, r in named.items() if k[0] == Kind.PERSON})
     sponsorships, appearances = [], []
     for facts in related:
@@ -540,7 +535,9 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
                 f"<li>{people.get(person_id, '')}{title}, on "
                 f'<a href="{_escape(facts["path"])}">episode {number}</a></li>'
             )
-    listed, pager = _listed(request, Kind.ORGANISATION, org_id, count, "l.term, l.slug", first)
+    listed, pager = _listed(
+        request, Kind.ORGANISATION, org_id, found.entries, "l.term, l.slug", found.first
+    )
     disclosed = [item for _, _, parts in listed for item in parts or []]
     name = _escape(record.name)
     website = record.data.get("url", "")

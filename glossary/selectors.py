@@ -746,17 +746,71 @@ def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record
     return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
 
 
-def public_record_and_episodes(
-    kind: str, slug: str, limit: int, first: int
-) -> tuple[Record, int, list[dict[str, Any]], int, list[Any]] | None:
+# The records an object's page names beside it, by what its shown episodes' links carry
+# (glossary.records.link_facts): a person's employers there; an organisation's shows and
+# the people who spoke for it. Each as SQL giving (kind, object id) rows from the links
+# as `shown` (their `facts`), in each database's JSON functions.
+_KIND = PublicRecord.Kind
+_NAMED_IN_FACTS: dict[str, dict[str, str]] = {
+    "postgresql": {
+        _KIND.PERSON: f"SELECT '{_KIND.ORGANISATION}' AS kind, "  # noqa: S608 - constants
+        "CAST(role ->> 1 AS BIGINT) AS object_id "
+        "FROM shown, jsonb_array_elements(shown.facts -> 'roles') AS role",
+        _KIND.ORGANISATION: f"SELECT '{_KIND.SHOW}' AS kind, "  # noqa: S608 - constants
+        "CAST(shown.facts ->> 'show' AS BIGINT) AS object_id FROM shown "
+        f"UNION ALL SELECT '{_KIND.PERSON}', CAST(person ->> 0 AS BIGINT) "
+        "FROM shown, jsonb_array_elements(shown.facts -> 'people') AS person",
+    },
+    "sqlite": {
+        _KIND.PERSON: f"SELECT '{_KIND.ORGANISATION}' AS kind, "  # noqa: S608 - constants
+        "json_extract(role.value, '$[1]') AS object_id "
+        "FROM shown, json_each(shown.facts, '$.roles') AS role",
+        _KIND.ORGANISATION: f"SELECT '{_KIND.SHOW}' AS kind, "  # noqa: S608 - constants
+        "json_extract(shown.facts, '$.show') AS object_id FROM shown "
+        f"UNION ALL SELECT '{_KIND.PERSON}', json_extract(person.value, '$[0]') "
+        "FROM shown, json_each(shown.facts, '$.people') AS person",
+    },
+}
+# Each named record by its key. PostgreSQL: a lateral read, LIMIT 1, so each is one probe
+# of the key's index however many records the table holds (as a join, its plan, made
+# once for any page, may hash the whole table). SQLite joins by the index on its own.
+_NAMED_RECORD = {
+    "postgresql": f"CROSS JOIN LATERAL (SELECT b.id, b.object_id, b.slug, b.name, b.data, "  # noqa: S608
+    f"b.kind FROM {_RECORD} b WHERE b.kind = wanted.kind AND b.object_id = wanted.object_id "
+    "ORDER BY b.id LIMIT 1) AS r",
+    "sqlite": f"JOIN {_RECORD} r ON r.kind = wanted.kind AND r.object_id = wanted.object_id",
+}
+
+
+class ObjectPage(NamedTuple):
+    """What a person's or organisation's page reads, in one statement
+    (`public_record_and_episodes`)."""
+
+    record: Record
+    # How many live listings name it (kept at publish: glossary.listing).
+    entries: int
+    # The first episodes naming it, as their links' facts, and how many there are.
+    episodes: list[dict[str, Any]]
+    total: int
+    # The first page of the live listings naming it, as (term, slug, part).
+    first: list[Any]
+    # The records those episodes name beside it: (kind, object id) -> record.
+    named: dict[tuple[str, int], Record]
+
+
+def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> ObjectPage | None:
     """A person's or organisation's page's reads, in one statement: the record at an
     address and how many live listings name it (`public_record_at`), then the first
     `limit` public episodes whose record names it, in list order (shows A to Z, newest
     first), and how many there are: each as what its link carries for the page
     (glossary.records.link_facts). The episodes and their count are read from the links'
     index alone (`publicrecordlink_order_idx`, each link carrying its episode's sort
-    key), then only those links' facts: no episode's record is read. Last, as
-    `public_record_listing`, the first `first` live listings naming it."""
+    key), then only those links' facts: no episode's record is read. Then, as
+    `public_record_listing`, the first `first` live listings naming it; last, the
+    records of the employers, shows and people those episodes' facts name
+    (`_NAMED_IN_FACTS`), as `records_of` would read them (a second statement cost the page
+    a sixth of its time).
+    """
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
     # condition on the outer row would be evaluated for every record of the table.
@@ -765,38 +819,51 @@ def public_record_and_episodes(
         "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
     )
     rows = _fetch(
-        "SELECT 0 AS part, r.id, r.object_id, r.slug, r.name, CAST(r.data AS TEXT), "  # noqa: S608
+        # The episodes shown, read once for their facts and for the records they name.
+        f"WITH shown AS MATERIALIZED (SELECT k.record_id, k.facts, k.sort_key FROM {links} k "  # noqa: S608
+        f"WHERE k.kind = %s AND k.object_id = {object_id} "
+        "ORDER BY k.sort_key, k.record_id LIMIT %s) "
+        "SELECT 0 AS part, r.id, r.object_id, r.slug, r.name, CAST(r.data AS TEXT), "
         f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
         "WHERE c.kind = r.kind AND c.object_id = r.object_id), "
         f"(SELECT COUNT(*) FROM {links} k WHERE k.kind = r.kind AND k.object_id = r.object_id), "
         f"'' AS sort_key FROM {_RECORD} r WHERE r.kind = %s AND r.id = "
         f"(SELECT a.id FROM {_RECORD} a WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1) "
         # (Typed NULLs: in a subquery an untyped one is text, which a union cannot match.)
-        "UNION ALL SELECT * FROM (SELECT 1, k.record_id, CAST(NULL AS BIGINT), '', '', "
-        "CAST(k.facts AS TEXT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), k.sort_key "
-        f"FROM {links} k WHERE k.kind = %s AND k.object_id = {object_id} "
-        "ORDER BY k.sort_key, k.record_id LIMIT %s) AS shown "
+        "UNION ALL SELECT 1, record_id, CAST(NULL AS BIGINT), '', '', CAST(facts AS TEXT), "
+        "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), sort_key FROM shown "
         "UNION ALL SELECT 2, ord, CAST(NULL AS BIGINT), slug, term, part, CAST(NULL AS BIGINT), "
         f"CAST(NULL AS BIGINT), '' FROM ({_FIRST_NAMED.format(object_id=object_id)}) AS first_page "
+        # The named records, their kind where the others keep their sort key.
+        "UNION ALL SELECT 3, r.id, r.object_id, r.slug, r.name, CAST(r.data AS TEXT), "
+        "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), r.kind "
+        f"FROM (SELECT DISTINCT * FROM ({_NAMED_IN_FACTS[connection.vendor][kind]}) AS ids) "
+        f"AS wanted {_NAMED_RECORD[connection.vendor]} "
         "ORDER BY part, sort_key, id",
-        [kind, kind, slug, kind, kind, slug, limit, kind, kind, slug, first],
+        [kind, kind, slug, limit, kind, kind, slug, kind, kind, slug, first],
         keep_plan=True,
     )
     if not rows or rows[0][0] != 0:
         return None
-    _, *record, named, appeared, _ = rows[0]
-    # The episodes' facts and the entries' parts, decoded together.
+    _, *record, count, total, _ = rows[0]
+    # The episodes' facts, the entries' parts and the named records' data, decoded together.
     decoded = _loads_each([text for _, _, _, _, _, text, _, _, _ in rows[1:]])
-    episodes = [value for row, value in zip(rows[1:], decoded, strict=True) if row[0] == 1]
-    listed = [
-        (term, slug, shown)
-        for (part, _, _, slug, term, _, _, _, _), shown in zip(rows[1:], decoded, strict=True)
-        if part == 2
-    ]
-    return (
+    episodes, listed, named = [], [], {}
+    for (part, _, object_id, slug, name, _, _, _, named_kind), value in zip(
+        rows[1:], decoded, strict=True
+    ):
+        if part == 1:
+            episodes.append(value)
+        elif part == 2:
+            listed.append((name, slug, value))
+        else:
+            key = (named_kind, int(object_id))
+            named[key] = Record(named_kind, int(object_id), slug, name, value)
+    return ObjectPage(
         _record(kind, tuple(record)),
-        max(0, int(named or 0)),
+        max(0, int(count or 0)),
         episodes,
-        int(appeared or 0),
+        int(total or 0),
         listed,
+        named,
     )

@@ -18,14 +18,15 @@ EXPECTED = {
     # its entries on its own.
     "episode": 2,
     "episodes": 3,
-    # record with the first episodes naming them (and both counts) and the first page of
-    # its entries with each one's quotes by the person, one statement; the organisations
-    # they spoke for
-    "person": 2,
+    # record with the first episodes naming them (and both counts), the first page of its
+    # entries with each one's quotes by the person and the organisations they spoke for
+    # on those episodes, one statement
+    "person": 1,
     "people": 2,
-    # record with the first episodes naming it (and both counts) and the first page of its
-    # entries with each one's disclosures of it, one statement; their shows and people
-    "organisation": 2,
+    # record with the first episodes naming it (and both counts), the first page of its
+    # entries with each one's disclosures of it and those episodes' shows and people, one
+    # statement
+    "organisation": 1,
     "organisations": 2,
     # record, a page of its entries' rows
     "tag": 2,
