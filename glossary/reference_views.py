@@ -327,20 +327,13 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     )
     if found is None:
         raise Http404("No public episode at this address.")
-    record, count, first = found
+    # With the records of its show, sponsors, guests and their employers.
+    record, count, first, named = found
     data = record.data
     sponsors = sorted(
         data.get("sponsors", []), key=lambda s: (s["read_at"] is None, s["read_at"] or 0)
     )
     appearances = data.get("appearances", [])
-    named = selectors.records_of(
-        {
-            Kind.SHOW: [data["show"]],
-            Kind.ORGANISATION: [s["organisation"] for s in sponsors]
-            + [a["affiliation"] for a in appearances if a.get("affiliation")],
-            Kind.PERSON: [a["person"] for a in appearances],
-        }
-    )
     show_record = named.get((Kind.SHOW, data["show"]))
     show_name = _escape(show_record.name) if show_record else ""
     style = show_record.data.get("deep_link_style", "") if show_record else ""

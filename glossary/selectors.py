@@ -671,88 +671,22 @@ def _loads_each(texts: Sequence[Any]) -> list[Any]:
     return list(values)
 
 
-def public_record_listing(kind: str, slug: str, first: int) -> tuple[Record, int, list[Any]] | None:
-    """`public_record_at` and the first `first` live listings naming its object (as
-    `listed_naming(kind, its id, "l.term, l.slug", limit=first)`), in one statement: the
-    first page of an episode's page."""
-    object_id = (
-        f"(SELECT a.object_id FROM {_RECORD} a "  # noqa: S608 - constants
-        "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
-    )
-    rows = _fetch(
-        "SELECT * FROM (SELECT 0 AS part, CAST(0 AS BIGINT) AS ord, r.id, r.object_id, "  # noqa: S608
-        "r.slug, r.name, CAST(r.data AS TEXT) AS data, "
-        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
-        "WHERE c.kind = r.kind AND c.object_id = r.object_id) AS named "
-        f"FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1) AS found "
-        "UNION ALL SELECT 1, ord, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), slug, term, "
-        f"part, CAST(NULL AS BIGINT) FROM ({_FIRST_NAMED.format(object_id=object_id)}) "
-        "AS first_page ORDER BY part, ord",
-        [kind, slug, kind, kind, slug, first],
-        keep_plan=True,
-    )
-    if not rows or rows[0][0] != 0:
-        return None
-    _, _, *record, named = rows[0]
-    parts = _loads_each([part for *_, part, _ in rows[1:]])
-    listed = [
-        (term, slug, part)
-        for (_, _, _, _, slug, term, _, _), part in zip(rows[1:], parts, strict=True)
-    ]
-    return _record(kind, tuple(record)), max(0, int(named or 0)), listed
-
-
-def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
-    """The public record at an address (`public_record`, in one statement), and how many
-    live listings name it (kept at publish: glossary.listing)."""
-    rows = _fetch(
-        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608 - constants
-        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
-        "WHERE c.kind = r.kind AND c.object_id = r.object_id) "
-        f"FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1",
-        [kind, slug],
-        keep_plan=True,
-    )
-    if not rows:
-        return None
-    *record, named = rows[0]
-    return _record(kind, tuple(record)), max(0, int(named or 0))
-
-
-def records_of(wanted: dict[str, Iterable[int]]) -> dict[tuple[str, int], Record]:
-    """The public records of these objects, several kinds in one statement: (kind, id) -> it."""
-    postgresql = connection.vendor == "postgresql"
-    conditions: list[str] = []
-    params: list[Any] = []
-    for kind, ids in wanted.items():
-        listed = sorted(set(ids))
-        if not listed:
-            continue
-        if postgresql:
-            # One statement (and plan) for any number of ids.
-            conditions.append("(kind = %s AND object_id = ANY(%s))")
-            params += [kind, listed]
-        else:
-            conditions.append(f"(kind = %s AND object_id IN ({', '.join(['%s'] * len(listed))}))")
-            params += [kind, *listed]
-    if not conditions:
-        return {}
-    rows = _fetch(
-        f"SELECT kind, id, object_id, slug, name, data FROM {_RECORD} "  # noqa: S608
-        f"WHERE {' OR '.join(conditions)}",
-        params,
-        keep_plan=postgresql,
-    )
-    return {(kind, row[1]): _record(kind, tuple(row)) for kind, *row in rows}
-
-
-# The records an object's page names beside it, by what its shown episodes' links carry
-# (glossary.records.link_facts): a person's employers there; an organisation's shows and
-# the people who spoke for it. Each as SQL giving (kind, object id) rows from the links
-# as `shown` (their `facts`), in each database's JSON functions.
+# The records an object's page names beside it, as SQL giving (kind, object id) rows in
+# each database's JSON functions: an episode's show, sponsors, guests and their employers,
+# from its record (as `found`, its `data`); a person's employers and an organisation's
+# shows and the people who spoke for it, from what their shown episodes' links carry
+# (glossary.records.link_facts; as `shown`, their `facts`).
 _KIND = PublicRecord.Kind
-_NAMED_IN_FACTS: dict[str, dict[str, str]] = {
+_NAMED_BESIDE: dict[str, dict[str, str]] = {
     "postgresql": {
+        _KIND.EPISODE: f"SELECT '{_KIND.SHOW}' AS kind, "  # noqa: S608 - constants
+        "CAST(found.data ->> 'show' AS BIGINT) AS object_id FROM found "
+        f"UNION ALL SELECT '{_KIND.ORGANISATION}', CAST(sponsor ->> 'organisation' AS BIGINT) "
+        "FROM found, jsonb_array_elements(found.data -> 'sponsors') AS sponsor "
+        f"UNION ALL SELECT '{_KIND.ORGANISATION}', CAST(guest ->> 'affiliation' AS BIGINT) "
+        "FROM found, jsonb_array_elements(found.data -> 'appearances') AS guest "
+        f"UNION ALL SELECT '{_KIND.PERSON}', CAST(guest ->> 'person' AS BIGINT) "
+        "FROM found, jsonb_array_elements(found.data -> 'appearances') AS guest",
         _KIND.PERSON: f"SELECT '{_KIND.ORGANISATION}' AS kind, "  # noqa: S608 - constants
         "CAST(role ->> 1 AS BIGINT) AS object_id "
         "FROM shown, jsonb_array_elements(shown.facts -> 'roles') AS role",
@@ -762,6 +696,14 @@ _NAMED_IN_FACTS: dict[str, dict[str, str]] = {
         "FROM shown, jsonb_array_elements(shown.facts -> 'people') AS person",
     },
     "sqlite": {
+        _KIND.EPISODE: f"SELECT '{_KIND.SHOW}' AS kind, "  # noqa: S608 - constants
+        "json_extract(found.data, '$.show') AS object_id FROM found "
+        f"UNION ALL SELECT '{_KIND.ORGANISATION}', json_extract(sponsor.value, '$.organisation') "
+        "FROM found, json_each(found.data, '$.sponsors') AS sponsor "
+        f"UNION ALL SELECT '{_KIND.ORGANISATION}', json_extract(guest.value, '$.affiliation') "
+        "FROM found, json_each(found.data, '$.appearances') AS guest "
+        f"UNION ALL SELECT '{_KIND.PERSON}', json_extract(guest.value, '$.person') "
+        "FROM found, json_each(found.data, '$.appearances') AS guest",
         _KIND.PERSON: f"SELECT '{_KIND.ORGANISATION}' AS kind, "  # noqa: S608 - constants
         "json_extract(role.value, '$[1]') AS object_id "
         "FROM shown, json_each(shown.facts, '$.roles') AS role",
@@ -780,6 +722,75 @@ _NAMED_RECORD = {
     "ORDER BY b.id LIMIT 1) AS r",
     "sqlite": f"JOIN {_RECORD} r ON r.kind = wanted.kind AND r.object_id = wanted.object_id",
 }
+
+
+def _named_records(kind: str) -> str:
+    """SQL reading the records `kind`'s page names beside its object (`_NAMED_BESIDE`), as
+    (id, object_id, slug, name, data as text, kind); `r` the record."""
+    return (
+        "SELECT r.id, r.object_id, r.slug, r.name, CAST(r.data AS TEXT) AS data, r.kind "  # noqa: S608
+        f"FROM (SELECT DISTINCT * FROM ({_NAMED_BESIDE[connection.vendor][kind]}) AS ids) "
+        f"AS wanted {_NAMED_RECORD[connection.vendor]}"
+    )
+
+
+def public_record_listing(
+    kind: str, slug: str, first: int
+) -> tuple[Record, int, list[Any], dict[tuple[str, int], Record]] | None:
+    """`public_record_at`, the first `first` live listings naming its object (as
+    `listed_naming(kind, its id, "l.term, l.slug", limit=first)`) and the records its
+    record names (`_NAMED_BESIDE`, (kind, id) -> record), in one statement: an episode's
+    page."""
+    rows = _fetch(
+        f"WITH found AS MATERIALIZED (SELECT r.id, r.kind, r.object_id, r.slug, r.name, "  # noqa: S608
+        f"r.data FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1) "
+        "SELECT 0 AS part, CAST(0 AS BIGINT) AS ord, id, object_id, slug, name, "
+        f"CAST(data AS TEXT) AS data, (SELECT c.live FROM {ListingCount._meta.db_table} c "
+        "WHERE c.kind = found.kind AND c.object_id = found.object_id) AS named, "
+        "kind FROM found "
+        "UNION ALL SELECT 1, ord, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), slug, term, "
+        "part, CAST(NULL AS BIGINT), '' FROM "
+        f"({_FIRST_NAMED.format(object_id='(SELECT object_id FROM found)')}) AS first_page "
+        # The named records, with their kind.
+        "UNION ALL SELECT 2, CAST(0 AS BIGINT), id, object_id, slug, name, data, "
+        f"CAST(NULL AS BIGINT), kind FROM ({_named_records(kind)}) AS named "
+        "ORDER BY part, ord",
+        [kind, slug, kind, first],
+        keep_plan=True,
+    )
+    if not rows or rows[0][0] != 0:
+        return None
+    _, _, *record, count, _ = rows[0]
+    # The entries' parts and the named records' data, decoded together.
+    decoded = _loads_each([text for *_, text, _, _ in rows[1:]])
+    listed, named = [], {}
+    for (part, _, _, object_id, slug, name, _, _, named_kind), value in zip(
+        rows[1:], decoded, strict=True
+    ):
+        if part == 1:
+            listed.append((name, slug, value))
+        else:
+            named[(named_kind, int(object_id))] = Record(
+                named_kind, int(object_id), slug, name, value
+            )
+    return _record(kind, tuple(record)), max(0, int(count or 0)), listed, named
+
+
+def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
+    """The public record at an address (`public_record`, in one statement), and how many
+    live listings name it (kept at publish: glossary.listing)."""
+    rows = _fetch(
+        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608 - constants
+        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
+        "WHERE c.kind = r.kind AND c.object_id = r.object_id) "
+        f"FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1",
+        [kind, slug],
+        keep_plan=True,
+    )
+    if not rows:
+        return None
+    *record, named = rows[0]
+    return _record(kind, tuple(record)), max(0, int(named or 0))
 
 
 class ObjectPage(NamedTuple):
@@ -808,8 +819,7 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
     key), then only those links' facts: no episode's record is read. Then, as
     `public_record_listing`, the first `first` live listings naming it; last, the
     records of the employers, shows and people those episodes' facts name
-    (`_NAMED_IN_FACTS`), as `records_of` would read them (a second statement cost the page
-    a sixth of its time).
+    (`_NAMED_BESIDE`; a second statement for them cost the page a sixth of its time).
     """
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
@@ -835,10 +845,8 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
         "UNION ALL SELECT 2, ord, CAST(NULL AS BIGINT), slug, term, part, CAST(NULL AS BIGINT), "
         f"CAST(NULL AS BIGINT), '' FROM ({_FIRST_NAMED.format(object_id=object_id)}) AS first_page "
         # The named records, their kind where the others keep their sort key.
-        "UNION ALL SELECT 3, r.id, r.object_id, r.slug, r.name, CAST(r.data AS TEXT), "
-        "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), r.kind "
-        f"FROM (SELECT DISTINCT * FROM ({_NAMED_IN_FACTS[connection.vendor][kind]}) AS ids) "
-        f"AS wanted {_NAMED_RECORD[connection.vendor]} "
+        "UNION ALL SELECT 3, id, object_id, slug, name, data, CAST(NULL AS BIGINT), "
+        f"CAST(NULL AS BIGINT), kind FROM ({_named_records(kind)}) AS named "
         "ORDER BY part, sort_key, id",
         [kind, kind, slug, limit, kind, kind, slug, kind, kind, slug, first],
         keep_plan=True,

@@ -44,7 +44,7 @@ PAGES = {
     "letter": ("/?page=8", 1),
     "tag": ("/tags/gadgets/", 2),
     "person": ("/people/pat-guest/", 1),
-    "episode": ("/episodes/test-show/1/7/", 2),
+    "episode": ("/episodes/test-show/1/7/", 1),
     "organisation": ("/organisations/acme/", 1),
     "person-page-2": ("/people/pat-guest/?page=2", 2),
     "search": ("/search/?q=gadget", 1),
