@@ -581,7 +581,6 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> HttpResponse:
         "l.api_row",
         offset=(paging.page - 1) * paging.page_size,
         limit=paging.page_size,
-        known=total,
     )
     return _page_answer(
         request, paging, total, [row for (row,) in rows], has_next=paging.page < pages
