@@ -6,6 +6,10 @@ trivial view in the same run. Prints the median and 90th percentile in
 milliseconds, the ratio of the trivial view's median to the page's, the
 page's size and its query count. Cheaper and steadier than the wrk run on a
 shared machine: use it to see what a change buys, then confirm with scale.py.
+On PostgreSQL it also prints the CPU time a request costs this process and its
+PostgreSQL backend (from /proc, over the last round of the page's requests): on a
+machine whose speed wanders, CPU per request of old and new code, alternated, showed
+what the wall-clock medians hid (bench/README.md).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_web_1000 \\
         .venv/bin/python bench/web/inprocess.py [--repeat 40] [--only index search]
@@ -91,13 +95,35 @@ def main() -> int:
     if args.only:
         pages = {k: v for k, v in pages.items() if k in args.only or k == "trivial"}
 
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def backend_cpu() -> float:
+        """Seconds of CPU this connection's PostgreSQL backend has used (0 elsewhere)."""
+        if connection.vendor != "postgresql":
+            return 0.0
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            (pid,) = cursor.fetchone()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the database is on another machine
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    cpu: dict[str, tuple[float, float]] = {}
+
     def timed(path: str) -> list[float]:
         times = []
+        backend, own = backend_cpu(), time.process_time()
         for _ in range(args.repeat):
             started = time.perf_counter()
             response = client.get(path)
             times.append((time.perf_counter() - started) * 1000)
             assert response.status_code == 200, (path, response.status_code)
+        cpu[path] = (
+            (time.process_time() - own) * 1000 / args.repeat,
+            (backend_cpu() - backend) * 1000 / args.repeat,
+        )
         return times
 
     for path in pages.values():  # warm up: compiled queries, templates, connections
@@ -111,8 +137,8 @@ def main() -> int:
             if name not in results or row["p50"] < results[name]["p50"]:
                 results[name] = row
     print(f"{connection.settings_dict['NAME']}: medians of {args.repeat}, best of 2 rounds")
-    head = ("page", "p50 ms", "p90 ms", "trivial/page", "KB", "queries")
-    print("{:<13} {:>8} {:>8} {:>13} {:>6} {:>8}  path".format(*head))
+    head = ("page", "p50 ms", "p90 ms", "trivial/page", "KB", "queries", "cpu ms", "db ms")
+    print("{:<13} {:>8} {:>8} {:>13} {:>6} {:>8} {:>7} {:>6}  path".format(*head))
     for name, path in pages.items():
         with CaptureQueriesContext(connection) as queries:
             body = client.get(path).content
@@ -120,7 +146,8 @@ def main() -> int:
         ratio = results["trivial"]["p50"] / r["p50"]
         print(
             f"{name:<13} {r['p50']:>8.2f} {r['p90']:>8.2f} {ratio:>13.0%} "
-            f"{len(body) / 1024:>6.1f} {len(queries):>8}  {path}"
+            f"{len(body) / 1024:>6.1f} {len(queries):>8} {cpu[path][0]:>7.2f} "
+            f"{cpu[path][1]:>6.2f}  {path}"
         )
     return 0
 
