@@ -349,8 +349,13 @@ class _AToZ:
         return f"({self.key}) >= {start} AND ({self.key}) <= {end}", [*start_params, *end_params]
 
 
+# The live listings' A–Z index, each page read from the letter it starts in (`page_start`,
+# `_PAGE_START`).
 _LISTINGS_A_TO_Z = _AToZ(
-    _LISTING, "initial >= %s", "version_id", "l.initial, l.sort_key, l.term, l.version_id"
+    _LISTING,
+    "initial >= (SELECT initial FROM page_start)",
+    "version_id",
+    "l.initial, l.sort_key, l.term, l.version_id",
 )
 _NAMES_A_TO_Z = _AToZ(
     _NAMED,
@@ -401,10 +406,7 @@ def _from_page_start(limit: int) -> tuple[str, list[Any]]:
     skipped in the index; its last row is the one `limit - 1` after its first, or the
     index's last. A page past the end reads no row (no row is at or after NULL; SQLite
     refuses a NULL offset)."""
-    from_start = _AToZ(
-        _LISTING, "initial >= (SELECT initial FROM page_start)", "version_id", _LISTINGS_A_TO_Z.key
-    )
-    return from_start.between(
+    return _LISTINGS_A_TO_Z.between(
         [], offset="COALESCE((SELECT skip FROM page_start), 0)", limit=limit, known=None
     )
 
