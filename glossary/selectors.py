@@ -426,6 +426,29 @@ def listed_a_to_z(columns: str, *, offset: int = 0, limit: int) -> list[tuple[An
     )
 
 
+def joined_a_to_z(column: str, *, offset: int = 0, limit: int) -> str | None:
+    """`listed_a_to_z`'s page of one column as one text, its rows joined in the same order,
+    or None when the page has no row. On PostgreSQL the database joins them: a sitemap page
+    of 500 addresses arrives as one value instead of 500 rows to convert and join in the
+    web worker (0.42 against 0.22 ms of its CPU a page at 10,000 entries, bench/README.md).
+    """
+    if connection.vendor != "postgresql":
+        # SQLite's group_concat promises no order: the rows are joined here.
+        rows = listed_a_to_z(column, offset=offset, limit=limit)
+        return "".join(value for (value,) in rows) if rows else None
+    between, range_params = _from_page_start(limit)
+    (found,) = _fetch(
+        f"WITH {_PAGE_START} SELECT string_agg(shown, '' ORDER BY k1, k2, k3, k4) "  # noqa: S608
+        f"FROM (SELECT {_columns(column)} AS shown, l.initial AS k1, l.sort_key AS k2, "
+        f"l.term AS k3, l.version_id AS k4 FROM {_FROM_LISTING} WHERE {between} "
+        f"AND {_IS_LIVE} ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS page",
+        [offset, offset, *range_params, limit],
+        keep_plan=True,
+    )
+    joined: str | None = found[0]
+    return joined
+
+
 def listed_naming(
     kind: str,
     object_id: int,

@@ -32,7 +32,7 @@ from glossary.models import ListingCount, PublicRecord
 from glossary.pagination import num_pages, page_in_range
 from glossary.paths import absolute, path_for
 from glossary.selectors import (
-    listed_a_to_z,
+    joined_a_to_z,
     listing_count,
     public_records,
     published_entries,
@@ -196,13 +196,13 @@ def _entries_page(request: HttpRequest) -> HttpResponse:
     the kept total read, to say which pages there are)."""
     raw = request.GET.get("p", "1")
     number = page_in_range(raw)
-    rows: list[tuple[Any, ...]] = []
+    urls: str | None = None
     if number >= 1:
-        rows = listed_a_to_z(
+        urls = joined_a_to_z(
             "l.sitemap_url", offset=(number - 1) * SITEMAP_PAGE_SIZE, limit=SITEMAP_PAGE_SIZE
         )
-    if not rows and number != 1:
+    if urls is None and number != 1:
         pages = num_pages(listing_count(ListingCount.TOTAL, 0), SITEMAP_PAGE_SIZE)
         raise Http404(f"There is no page {raw!r} here; pages run from 1 to {pages}.")
-    body = "".join([_URLSET, *(url for (url,) in rows), "</urlset>\n"])
+    body = f"{_URLSET}{urls or ''}</urlset>\n"
     return HttpResponse(body, content_type="application/xml")

@@ -117,6 +117,26 @@ def test_the_sitemap_is_an_index_of_every_section_page(client, make_entry, setti
     assert client.get("/sitemap-nothing.xml").status_code == 404
 
 
+def test_a_sitemap_page_lists_its_entries_a_to_z_across_letters(client, make_entry, monkeypatch):
+    # Published in reverse, so the order they were written in is not the order shown; two
+    # a page, so pages start inside a letter and run across letters; one withdrawn.
+    monkeypatch.setattr("glossary.sitemaps.SITEMAP_PAGE_SIZE", 2)
+    terms = ["Zeta", "Yak", "Gamma", "Beta", "Alpha", "Aardvark"]
+    entries = {term: make_entry(term, slug=term.lower()) for term in terms}
+    for entry in entries.values():
+        publishing.publish(entry)
+    publishing.unpublish(entries["Beta"])
+
+    def slugs(page: int) -> list[str]:
+        response = client.get(f"/sitemap-entries.xml?p={page}")
+        assert response.status_code == 200, page
+        urlset = ET.fromstring(response.content)  # noqa: S314
+        return [u.find(f"{SM}loc").text.rsplit("/", 2)[1] for u in urlset.findall(f"{SM}url")]
+
+    assert [slugs(1), slugs(2), slugs(3)] == [["aardvark", "alpha"], ["gamma", "yak"], ["zeta"]]
+    assert client.get("/sitemap-entries.xml?p=4").status_code == 404
+
+
 def test_a_sitemap_page_past_the_end_says_which_pages_there_are(client, rf, make_entry):
     # Nothing published: the first page is there, and empty.
     empty = ET.fromstring(client.get("/sitemap-entries.xml").content)  # noqa: S314
