@@ -643,10 +643,11 @@ class PublicRecord(models.Model):
 
     Reference data is shared by many entries and edited by anyone on the desk;
     readers never see those rows. They see this record: the facts about the
-    object in the most recently published live version that names it, kept by
-    glossary.publishing whenever a version goes live or is withdrawn. A record
-    exists exactly while some live version names the object, so it is also the
-    visibility rule for the episode, person, organisation and tag pages.
+    object in the most recently published version that names it (a correction
+    stands when the entry it was published with is withdrawn: glossary.records),
+    kept by glossary.publishing whenever a version goes live or is withdrawn. A
+    record exists exactly while some live version names the object, so it is also
+    the visibility rule for the episode, person, organisation and tag pages.
     """
 
     class Kind(models.TextChoices):
@@ -666,10 +667,16 @@ class PublicRecord(models.Model):
     # How public lists order records of this kind.
     sort_key = models.CharField(max_length=400)
     data = models.JSONField(help_text="The facts, as the document of `version` states them.")
+    # Empty once that version is deleted with its entry: the facts it published stand.
     version = models.ForeignKey(
-        EntryVersion, on_delete=models.CASCADE, related_name="public_records"
+        EntryVersion,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="public_records",
+        help_text="The published version whose facts these are.",
     )
-    published_at = models.DateTimeField()
+    published_at = models.DateTimeField(help_text="When `version` was published.")
 
     class Meta:
         ordering = ["kind", "sort_key"]

@@ -243,7 +243,7 @@ def render_live(version: EntryVersion, entry: Entry) -> None:
     """Render what readers get of `version`, the live version of `entry`: page, API answer
     and its rows in the public lists (glossary.list_rows).
 
-    The page names people, episodes and sources as their public records do
+    The page names people, episodes, sources and tags as their public records do
     (glossary.records): the approved facts, which a later publish may correct.
     """
     _render_many([(version, entry, document.load(version.data))])
@@ -253,6 +253,13 @@ def _render_many(items: Sequence[tuple[EntryVersion, Entry, document.EntryDocume
     """`render_live` for several live versions: the reads shared, one write per version."""
     if not items:
         return
+    # Tags as their records name them: a rename published with another entry shows here.
+    items = [
+        (version, entry, doc)
+        for (version, entry, _), doc in zip(
+            items, records.with_approved_tags([doc for _, _, doc in items]), strict=True
+        )
+    ]
     docs = [doc for _, _, doc in items]
     approved = records.approved_facts_each(docs)
     readable = selectors.live_links({s.entry for doc in docs for s in doc.see_also})

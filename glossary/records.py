@@ -6,7 +6,10 @@ someone who did not make the change (editorial.workflow), because the facts
 readers see come from published documents, never from the tables:
 
 - each object named by a live version has one `PublicRecord`, holding the facts
-  of the **most recently published** live version that names it;
+  of the **most recently published** version that names it: a live one, or the one
+  the record already holds if that was published later (a correction published with
+  an entry stands when that entry is withdrawn, replaced by an older one or deleted;
+  only a later publish changes it);
 - `refresh(keys)` recomputes the records of those objects after a version goes
   live or is withdrawn, deleting those no live version names any more;
 - `approved_facts(doc)` is what a live page renders with: the records' facts for
@@ -128,10 +131,33 @@ def _newest_published(
     return newest
 
 
+def _later_than_live(
+    existing: dict[Key, PublicRecord], newest: dict[str, dict[int, tuple[int, Any]]]
+) -> set[Key]:
+    """Records that hold a later publication than any live version naming their object.
+
+    Such a record holds a correction published with an entry since withdrawn, or
+    replaced by a version published earlier: it stands (`newest` is pointed at the
+    version it holds, so its facts are read again from there), and where that version
+    is gone with its entry the record is kept as it is (returned). Going back to an
+    older live version's facts would bring back what the correction replaced.
+    """
+    kept: set[Key] = set()
+    for (kind, object_id), record in existing.items():
+        live = newest[kind].get(object_id)
+        if live is None or record.published_at <= live[1]:
+            continue
+        if record.version_id is None:
+            kept.add((kind, object_id))
+        else:
+            newest[kind][object_id] = (record.version_id, record.published_at)
+    return kept
+
+
 def refresh(
     keys: Iterable[Key], *, published: Sequence[tuple[EntryVersion, EntryDocument]] = ()
 ) -> set[Key]:
-    """Bring the records of these objects in line with the live versions; return what changed.
+    """Bring the records of these objects in line with what is published; return what changed.
 
     `published` are versions made live in this transaction, with their documents:
     everything they name is refreshed too, and, unless another live version was
@@ -155,11 +181,6 @@ def refresh(
         newest[kind][object_id] = found
     for kind, ids in asked.items():
         newest[kind].update(_newest_live(kind, ids))
-    wanted = {v for found in newest.values() for v, _ in found.values()} - set(docs)
-    docs |= {
-        pk: document.load(data)
-        for pk, data in EntryVersion.objects.filter(pk__in=wanted).values_list("pk", "data")
-    }
     existing: dict[Key, PublicRecord] = {}
     if by_kind:
         condition = Q(pk__in=[])
@@ -169,6 +190,12 @@ def refresh(
         # publishes naming the same people and shows wait for each other, never deadlock.
         rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
         existing = {(r.kind, r.object_id): r for r in rows}
+    kept = _later_than_live(existing, newest)
+    wanted = {v for found in newest.values() for v, _ in found.values()} - set(docs)
+    docs |= {
+        pk: document.load(data)
+        for pk, data in EntryVersion.objects.filter(pk__in=wanted).values_list("pk", "data")
+    }
     changed: set[Key] = set()
     created: list[PublicRecord] = []
     updated: list[PublicRecord] = []
@@ -182,6 +209,8 @@ def refresh(
                 if record is not None:
                     gone.append(record.pk)
                     changed.add(key)
+                continue
+            if key in kept:
                 continue
             version_id, published_at = newest[kind][object_id]
             fields = _record(kind, object_id, docs[version_id])
@@ -334,6 +363,31 @@ def approved_facts_of(docs: Iterable[EntryDocument]) -> Facts:
     stand.
     """
     return _approved([list(docs)])[0]
+
+
+def with_approved_tags(docs: Sequence[EntryDocument]) -> list[EntryDocument]:
+    """Each document with its tags named as their public records name them, in one read.
+
+    Tags are not facts of the document's (glossary.document.Facts) but are shared
+    the same way: a tag renamed and published with one entry is renamed on every live
+    page that carries it, as a corrected person is. A tag with no record yet (the
+    document being published) keeps its own name.
+    """
+    ids = {tag.id for doc in docs for tag in doc.tags}
+    if not ids:
+        return list(docs)
+    approved = {
+        object_id: document.Tag.model_validate(data)
+        for object_id, data in PublicRecord.objects.filter(
+            kind=Kind.TAG, object_id__in=sorted(ids)
+        ).values_list("object_id", "data")
+    }
+    return [
+        doc.model_copy(update={"tags": [approved.get(tag.id, tag) for tag in doc.tags]})
+        if any(approved.get(tag.id, tag) != tag for tag in doc.tags)
+        else doc
+        for doc in docs
+    ]
 
 
 def approved_facts_each(docs: Sequence[EntryDocument]) -> list[Facts]:
