@@ -647,6 +647,10 @@ def import_glossary(
         # The file's rendered pages, API answers, public records and search text are
         # not trusted (it carries no signature): each is derived again from the live
         # versions' documents, as a deploy does. This also starts a new cache generation.
+        # A record whose version went with its entry (a correction that stood,
+        # glossary.records) has no document to be derived from: it is left out, and
+        # made again from the live versions.
+        PublicRecord.objects.filter(version__isnull=True).delete()
         rerender_all()
     return report
 

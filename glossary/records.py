@@ -6,9 +6,9 @@ someone who did not make the change (editorial.workflow), because the facts
 readers see come from published documents, never from the tables:
 
 - each object named by a live version has one `PublicRecord`, holding the facts
-  of the **most recently published** version that names it: a live one, or the one
-  the record already holds if that was published later (a correction published with
-  an entry stands when that entry is withdrawn, replaced by an older one or deleted;
+  of the **most recently published** version that names it: a live one, or, for the
+  kinds in STANDING, the one the record already holds if that was published later (a
+  correction published with an entry stands when that entry is withdrawn or deleted;
   only a later publish changes it);
 - `refresh(keys)` recomputes the records of those objects after a version goes
   live or is withdrawn, deleting those no live version names any more;
@@ -131,25 +131,45 @@ def _newest_published(
     return newest
 
 
+# The kinds whose records stand (`_later_than_live`): each holds the object's own facts
+# only (a name, an address, a link). An episode's record also says who appeared on it
+# and who sponsored it, links to other records that follow the live versions: kept after
+# the entry that published them is withdrawn, a guest that entry added, hidden once his
+# own record went, came back on the episode page when another entry named him.
+STANDING = frozenset({Kind.SHOW, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE, Kind.TAG})
+
+
 def _later_than_live(
     existing: dict[Key, PublicRecord], newest: dict[str, dict[int, tuple[int, Any]]]
 ) -> set[Key]:
     """Records that hold a later publication than any live version naming their object.
 
-    Such a record holds a correction published with an entry since withdrawn, or
-    replaced by a version published earlier: it stands (`newest` is pointed at the
-    version it holds, so its facts are read again from there), and where that version
-    is gone with its entry the record is kept as it is (returned). Going back to an
-    older live version's facts would bring back what the correction replaced.
+    Such a record (of a kind in STANDING) holds a correction published with an entry
+    since withdrawn, or replaced by a version published earlier: it stands (`newest` is
+    pointed at the version it holds, so its facts are read again from that version's
+    document), and where that version is gone with its entry the record is kept as it
+    is (returned). Going back to an older live version's facts would bring back what
+    the correction replaced. A record pointing at a version that was not published when
+    it says is not believed (an edited export: editorial.exchange) and follows the live
+    versions.
     """
+    later = {
+        key: record
+        for key, record in existing.items()
+        if key[0] in STANDING
+        and (live := newest[key[0]].get(key[1])) is not None
+        and record.published_at > live[1]
+    }
+    published = dict(
+        EntryVersion.objects.filter(
+            pk__in={r.version_id for r in later.values() if r.version_id is not None}
+        ).values_list("pk", "published_at")
+    )
     kept: set[Key] = set()
-    for (kind, object_id), record in existing.items():
-        live = newest[kind].get(object_id)
-        if live is None or record.published_at <= live[1]:
-            continue
+    for (kind, object_id), record in later.items():
         if record.version_id is None:
             kept.add((kind, object_id))
-        else:
+        elif published.get(record.version_id) == record.published_at:
             newest[kind][object_id] = (record.version_id, record.published_at)
     return kept
 

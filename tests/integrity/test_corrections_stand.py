@@ -5,17 +5,28 @@ Found by a hostile walk (2026-12-03): a person's public record held the facts of
 newest *live* version naming them, so unpublishing the entry that carried a correction
 put the older live entry's name back on the person's page, its episode, the API and
 every entry page quoting them; the same for a tag's name. And a tag renamed and
-published with one entry stayed under its old name on the others.
+published with one entry stayed under its old name on the others. A second walk then
+showed what must not stand: an episode's guests (a guest added with an entry since
+withdrawn came back when another entry named him), and a record an edited export
+claims.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
 from taggit.models import Tag
 
 from editorial import workflow
 from glossary import publishing
-from glossary.models import Entry, Episode, Person, PublicRecord
+from glossary.models import Appearance, Entry, Episode, Person, PublicRecord
+from glossary.publishing import save_version
+from tests.exchange.test_import_errors import empty_content, run_import, write
 from tests.integrity.desk import edit_object, publish
 
 pytestmark = pytest.mark.django_db
@@ -128,3 +139,65 @@ def test_a_tag_rename_reaches_every_live_entry_and_stands_when_its_entry_is_with
     for slug in ["ai-factory", "inference"]:
         page = client.get(f"/glossary/{slug}/").content.decode()
         assert RENAMED in page and ">ai-infrastructure<" not in page, slug
+
+
+def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(client, demo, editor):
+    """An episode's record follows its live versions: who appeared on it is a link to
+    other records, not a fact of its own that stands."""
+    episode = Episode.objects.get(number=44)
+    other = Entry.objects.get(slug="scale-out-network")
+    patel = Person.objects.get(slug="jeetu-patel")
+    other.quotes.create(episode=episode, speaker=patel, start=1540, text="Scale across.")
+    publishing.publish(other, user=editor)
+    zed = Person.objects.create(name="Zed Zebra", slug="zed-zebra")
+    Appearance.objects.create(episode=episode, person=zed, role="guest", title="Chief Officer")
+    interconnect = Entry.objects.get(slug="interconnect")
+    publishing.publish(interconnect, user=editor)
+    assert "Zed Zebra" in client.get("/episodes/demo-show/3/44/").content.decode()
+    workflow.unpublish_entry(interconnect, user=editor)
+    assert "Zed Zebra" not in client.get("/episodes/demo-show/3/44/").content.decode()
+    assert client.get("/people/zed-zebra/").status_code == 404
+    # Another entry quotes him on another episode: his own record is back, not the guest.
+    training = Entry.objects.get(slug="training")
+    training.quotes.create(
+        episode=Episode.objects.get(number=28), speaker=zed, start=60, text="Hello."
+    )
+    publishing.publish(training, user=editor)
+    assert client.get("/people/zed-zebra/").status_code == 200
+    for url in ["/episodes/demo-show/3/44/", "/api/v1/episodes/"]:
+        body = client.get(url).content.decode()
+        assert "Chief Officer" not in body, url
+    assert "Zed Zebra" not in client.get("/episodes/demo-show/3/44/").content.decode()
+
+
+def test_an_import_believes_no_record_its_versions_do_not_state(
+    demo, tmp_path: Path, writer, editor
+):
+    """An edited export cannot make a draft's facts, or facts no document states, stand."""
+    patel = Person.objects.get(slug="jeetu-patel")
+    Person.objects.filter(pk=patel.pk).update(name="Unapproved Patel")
+    draft = save_version(Entry.objects.get(slug="interconnect"), user=writer, comment="Draft.")
+    path = tmp_path / "export.json"
+    call_command("export_glossary", str(path), "--no-progress")
+    data = json.loads(path.read_text())
+    empty_content()
+    User.objects.all().delete()
+    records = data["tables"]["public_records"]
+    person = next(r for r in records if r["kind"] == "person" and r["object_id"] == patel.pk)
+    # Pointed at the draft, as if it had been published later than the live version.
+    person.update(version=draft.pk, published_at="2099-01-01T00:00:00+00:00")
+    # And one that claims a version deleted since, with facts no document states.
+    organisation = next(r for r in records if r["kind"] == "organisation")
+    forged = {**organisation["data"], "name": "Forged Inc"}
+    organisation.update(
+        version=None, published_at="2099-01-01T00:00:00+00:00", name="Forged Inc", data=forged
+    )
+
+    run_import(write(tmp_path, data))
+
+    reader = Client()
+    page = reader.get("/people/jeetu-patel/").content.decode()
+    assert "Jeetu Patel" in page and "Unapproved" not in page
+    for url in [f"/organisations/{organisation['slug']}/", "/api/v1/organisations/"]:
+        assert "Forged Inc" not in reader.get(url).content.decode(), url
+    assert not PublicRecord.objects.filter(name__in=["Unapproved Patel", "Forged Inc"]).exists()
