@@ -32,6 +32,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, ValidationError
+from taggit.models import Tag as TagRow
 from taggit.models import TaggedItem
 
 from glossary import episode_transcripts
@@ -671,7 +672,7 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
     """Rewrite the entry's working-copy rows to say what `doc` says.
 
     Returns warnings for parts that could not be restored because what they
-    point to no longer exists (a deleted episode, person or see-also entry).
+    point to no longer exists (a deleted episode, person, tag or see-also entry).
     Reference data is not changed: parts point at the rows by id. The caller
     records the result as a new version; old versions are never touched.
     """
@@ -691,10 +692,17 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
     entry.save(
         update_fields=["term", "slug", "aliases", "summary", "body", "updated_by", "updated_at"]
     )
-    entry.tags.set([t.name for t in doc.tags], clear=True)
 
     def existing(model: Any, ids: Iterable[int]) -> set[int]:
         return set(model.objects.filter(pk__in=set(ids)).values_list("pk", flat=True))
+
+    # By id, as every other part: a tag renamed since is the renamed tag, and one deleted
+    # since is skipped (set by name, it came back as a new tag, unannounced).
+    tags = existing(TagRow, [t.id for t in doc.tags])
+    entry.tags.set(list(TagRow.objects.filter(pk__in=tags)), clear=True)
+    for tag in doc.tags:
+        if tag.id not in tags:
+            warnings.append(f"Tag “{tag.name}”: it no longer exists.")
 
     episodes = existing(m.Episode, doc.facts.episodes)
     people = existing(m.Person, doc.facts.people)

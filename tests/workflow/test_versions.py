@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from taggit.models import Tag
 
 from editorial import versions, workflow
 from editorial.models import WorkflowEvent
@@ -197,6 +198,26 @@ def test_rollback_restores_everything_the_snapshot_holds(demo, second_editor):
     assert live is not None
     workflow.rollback_to(entry, live, user=second_editor)
     assert build(entry) == original
+
+
+def test_rollback_restores_tags_by_id_and_says_which_were_deleted(demo, editor):
+    """A hostile walk: a tag deleted since came back from a rollback as a new tag, and a
+    renamed one under its old name, neither announced."""
+    entry = Entry.objects.get(slug="ai-factory")
+    old = entry.live_version
+    assert old is not None
+    renamed = Tag.objects.get(slug="ai-infrastructure")
+    deleted = Tag.objects.get(slug="data-centers")
+    renamed.name = "AI infra"
+    renamed.save()
+    deleted.delete()
+
+    new = workflow.rollback_to(entry, old, user=editor)
+
+    assert set(entry.tags.values_list("name", flat=True)) == {"AI infra"}
+    assert not Tag.objects.filter(slug="data-centers").exists()
+    assert not Tag.objects.filter(name="ai-infrastructure").exists()
+    assert new.rollback_warnings == ["Tag “data-centers”: it no longer exists."]
 
 
 def test_the_rollback_page_previews_the_change_then_rolls_back_on_post(ready_entry, editor):
