@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from glossary import document, selectors
 from glossary.document import EntryDocument, Facts
-from glossary.models import EntryVersion, PublicRecord, PublicRecordLink
+from glossary.models import EntryVersion, ListingName, PublicRecord, PublicRecordLink
 from glossary.paths import path_for
 
 Kind = PublicRecord.Kind
@@ -62,6 +62,23 @@ def _newest_live(kind: str, ids: list[int]) -> dict[int, tuple[int, Any]]:
     newest: dict[int, tuple[int, Any]] = {}
     for object_id, version_id, published_at in rows.values_list(index, "pk", "published_at"):
         newest.setdefault(object_id, (version_id, published_at))
+    if kind == Kind.TAG and len(newest) < len(ids):
+        # A tag deleted on the desk takes its index rows with it, while the live versions
+        # carrying it show it until they are published again: their listings still name
+        # it (glossary.listing), so its page stays as long as theirs do. (Read from the
+        # index alone, `manage.py rerender` deleted the record and changed readers' pages
+        # with nothing published; a hostile walk.)
+        named = (
+            ListingName.objects.filter(
+                kind=Kind.TAG,
+                object_id__in=[i for i in ids if i not in newest],
+                listing__version__live_for__isnull=False,
+            )
+            .order_by("-listing__version__published_at", "-listing_id")
+            .values_list("object_id", "listing_id", "listing__version__published_at")
+        )
+        for object_id, version_id, published_at in named:
+            newest.setdefault(object_id, (version_id, published_at))
     return newest
 
 

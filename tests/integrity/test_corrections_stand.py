@@ -201,3 +201,19 @@ def test_an_import_believes_no_record_its_versions_do_not_state(
     for url in [f"/organisations/{organisation['slug']}/", "/api/v1/organisations/"]:
         assert "Forged Inc" not in reader.get(url).content.decode(), url
     assert not PublicRecord.objects.filter(name__in=["Unapproved Patel", "Forged Inc"]).exists()
+
+
+def test_a_deleted_tag_keeps_its_page_while_a_live_entry_shows_it(client, demo, editor):
+    """Deleting a tag on the desk takes the versions' index rows with it; the live entry
+    carrying it still shows it until published again, and `rerender` (every deploy) must
+    not take its page away with nothing published (a hostile walk)."""
+    Tag.objects.get(slug="standards").delete()
+    before = client.get("/tags/standards/")
+    publishing.rerender_all()
+    after = client.get("/tags/standards/")
+    assert before.status_code == after.status_code == 200
+    assert after.content == before.content and b"Ultra Ethernet" in after.content
+    assert 'href="/tags/standards/"' in client.get("/glossary/ultra-ethernet/").content.decode()
+    # Published again without it, the entry takes the tag's page with it.
+    publishing.publish(Entry.objects.get(slug="ultra-ethernet"), user=editor)
+    assert client.get("/tags/standards/").status_code == 404
