@@ -13,7 +13,10 @@ class GlossaryConfig(AppConfig):
         from taggit.models import Tag
 
         from glossary.cache import connect_signals
-        from glossary.topics import give_every_topic_an_address
+        from glossary.topics import give_every_topic_an_address, keep_published_addresses
 
         connect_signals()
         pre_save.connect(give_every_topic_an_address, sender=Tag, dispatch_uid="topic-address")
+        pre_save.connect(
+            keep_published_addresses, sender=Tag, dispatch_uid="topic-published-address"
+        )

@@ -42,6 +42,7 @@ from glossary.models import (
     Sponsorship,
     Transcript,
 )
+from glossary.topics import published_address_holder
 from glossary.transcript_imports import import_transcript
 from glossary.transcripts.feed import FeedError
 from glossary.transcripts.parse import TranscriptError, parse_transcript
@@ -417,11 +418,28 @@ class MergeTagsForm(forms.Form):
     )
 
 
+class TagForm(forms.ModelForm[Tag]):
+    class Meta:
+        model = Tag
+        fields = ["name", "slug"]
+
+    def clean_slug(self) -> str:
+        slug: str = self.cleaned_data["slug"]
+        holder = published_address_holder(slug, self.instance.pk)
+        if holder is not None:
+            raise ValidationError(
+                f"/tags/{slug}/ is the address of the published tag “{holder.name}”, which "
+                "live entries show until they are published without it; choose another."
+            )
+        return slug
+
+
 class TagAdmin(ReferenceAdmin):
     """Tags follow the roles: editors rename, merge and delete them; every entry a change
     touches gets a version credited to the editor, and readers see it once published."""
 
     kind = PublicRecord.Kind.TAG
+    form = TagForm
     list_display = ["name", "slug", "entries"]
     ordering = ["name", "slug"]
     search_fields = ["name"]

@@ -28,6 +28,7 @@ from glossary.models import Appearance, Entry, Episode, Person, PublicRecord
 from glossary.publishing import save_version
 from tests.exchange.test_import_errors import empty_content, run_import, write
 from tests.integrity.desk import edit_object, publish
+from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -217,3 +218,30 @@ def test_a_deleted_tag_keeps_its_page_while_a_live_entry_shows_it(client, demo, 
     # Published again without it, the entry takes the tag's page with it.
     publishing.publish(Entry.objects.get(slug="ultra-ethernet"), user=editor)
     assert client.get("/tags/standards/").status_code == 404
+
+
+def test_a_new_tag_never_takes_the_address_of_a_deleted_one_still_shown(client, demo, editor):
+    """The walk deleted "standards" (still on a live entry), then merged two tags into a
+    new "standards": taggit gave it the freed address, and /tags/ listed "standards"
+    twice, both at /tags/standards/."""
+    Tag.objects.get(slug="standards").delete()
+    merged = Tag.objects.create(name="standards")
+    assert merged.slug == "standards_1"
+    tags = client.get("/api/v1/tags/").json()
+    slugs = [t["slug"] for t in tags.get("results", tags)]
+    assert slugs.count("standards") == 1
+    assert b"Ultra Ethernet" in client.get("/tags/standards/").content
+
+
+def test_the_tag_form_refuses_the_address_of_a_published_tag_and_keeps_what_was_typed(demo, editor):
+    Tag.objects.get(slug="standards").delete()
+    memory = Tag.objects.get(slug="memory")
+    page = client_for(editor).post(
+        f"/admin/taggit/tag/{memory.pk}/change/", {"name": "Standards, again", "slug": "standards"}
+    )
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "/tags/standards/ is the address of the published tag “standards”" in html
+    assert 'value="Standards, again"' in html
+    memory.refresh_from_db()
+    assert (memory.name, memory.slug) == ("memory", "memory")
