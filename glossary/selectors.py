@@ -411,19 +411,25 @@ def _from_page_start(limit: int) -> tuple[str, list[Any]]:
     )
 
 
+def _a_to_z_page(select: str, *, offset: int, limit: int) -> tuple[str, list[Any]]:
+    """The statement reading `select` (columns of `l`) for `limit` live listings in A–Z
+    order after `offset`, and its parameters (`listed_a_to_z`)."""
+    between, range_params = _from_page_start(limit)
+    return (
+        f"WITH {_PAGE_START} SELECT {select} FROM {_FROM_LISTING} "  # noqa: S608
+        f"WHERE {between} AND {_IS_LIVE} ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s",
+        [offset, offset, *range_params, limit],
+    )
+
+
 def listed_a_to_z(columns: str, *, offset: int = 0, limit: int) -> list[tuple[Any, ...]]:
     """`limit` live listings in A–Z order after `offset`, each checked live, read in order
     from the A–Z index from the letter the page starts in (`_PAGE_START`): never sorted,
     never more than the page, whatever page it is (skipping every row before the page,
     a sitemap's twentieth page walked 20,000 index entries at 10,000 entries).
     """
-    between, range_params = _from_page_start(limit)
-    return _fetch(
-        f"WITH {_PAGE_START} SELECT {_columns(columns)} FROM {_FROM_LISTING} "  # noqa: S608
-        f"WHERE {between} AND {_IS_LIVE} ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s",
-        [offset, offset, *range_params, limit],
-        keep_plan=True,
-    )
+    sql, params = _a_to_z_page(_columns(columns), offset=offset, limit=limit)
+    return _fetch(sql, params, keep_plan=True)
 
 
 def joined_a_to_z(column: str, *, offset: int = 0, limit: int) -> str | None:
@@ -436,13 +442,15 @@ def joined_a_to_z(column: str, *, offset: int = 0, limit: int) -> str | None:
         # SQLite's group_concat promises no order: the rows are joined here.
         rows = listed_a_to_z(column, offset=offset, limit=limit)
         return "".join(value for (value,) in rows) if rows else None
-    between, range_params = _from_page_start(limit)
+    page, params = _a_to_z_page(
+        f"{_columns(column)} AS shown, l.initial AS k1, l.sort_key AS k2, l.term AS k3, "
+        "l.version_id AS k4",
+        offset=offset,
+        limit=limit,
+    )
     (found,) = _fetch(
-        f"WITH {_PAGE_START} SELECT string_agg(shown, '' ORDER BY k1, k2, k3, k4) "  # noqa: S608
-        f"FROM (SELECT {_columns(column)} AS shown, l.initial AS k1, l.sort_key AS k2, "
-        f"l.term AS k3, l.version_id AS k4 FROM {_FROM_LISTING} WHERE {between} "
-        f"AND {_IS_LIVE} ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS page",
-        [offset, offset, *range_params, limit],
+        f"SELECT string_agg(shown, '' ORDER BY k1, k2, k3, k4) FROM ({page}) AS page",  # noqa: S608 - constants
+        params,
         keep_plan=True,
     )
     joined: str | None = found[0]
