@@ -643,8 +643,9 @@ class PublicRecord(models.Model):
 
     Reference data is shared by many entries and edited by anyone on the desk;
     readers never see those rows. They see this record: the facts about the
-    object in the most recently published version that names it (a correction
-    stands when the entry it was published with is withdrawn: glossary.records),
+    object in the most recently published version that names it (but for an
+    episode, a correction stands when the entry it was published with is withdrawn:
+    glossary.records.STANDING),
     kept by glossary.publishing whenever a version goes live or is withdrawn. A
     record exists exactly while some live version names the object, so it is also
     the visibility rule for the episode, person, organisation and tag pages.

@@ -158,7 +158,7 @@ STANDING = frozenset({Kind.SHOW, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE, Ki
 
 def _later_than_live(
     existing: dict[Key, PublicRecord], newest: dict[str, dict[int, tuple[int, Any]]]
-) -> set[Key]:
+) -> tuple[set[Key], dict[Key, tuple[int, Any]]]:
     """Records that hold a later publication than any live version naming their object.
 
     Such a record (of a kind in STANDING) holds a correction published with an entry
@@ -168,7 +168,9 @@ def _later_than_live(
     is (returned). Going back to an older live version's facts would bring back what
     the correction replaced. A record pointing at a version that was not published when
     it says is not believed (an edited export: editorial.exchange) and follows the live
-    versions.
+    versions. Returns the records kept as they are, and for those pointed at their own
+    version, the live version `newest` said (`refresh` goes back to it if that version's
+    document does not name the object: an edited export again).
     """
     later = {
         key: record
@@ -183,12 +185,14 @@ def _later_than_live(
         ).values_list("pk", "published_at")
     )
     kept: set[Key] = set()
+    pointed: dict[Key, tuple[int, Any]] = {}
     for (kind, object_id), record in later.items():
         if record.version_id is None:
             kept.add((kind, object_id))
         elif published.get(record.version_id) == record.published_at:
+            pointed[(kind, object_id)] = newest[kind][object_id]
             newest[kind][object_id] = (record.version_id, record.published_at)
-    return kept
+    return kept, pointed
 
 
 def refresh(
@@ -227,12 +231,16 @@ def refresh(
         # publishes naming the same people and shows wait for each other, never deadlock.
         rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
         existing = {(r.kind, r.object_id): r for r in rows}
-    kept = _later_than_live(existing, newest)
-    wanted = {v for found in newest.values() for v, _ in found.values()} - set(docs)
+    kept, pointed = _later_than_live(existing, newest)
+    wanted = {v for found in newest.values() for v, _ in found.values()}
+    wanted = (wanted | {v for v, _ in pointed.values()}) - set(docs)
     docs |= {
         pk: document.load(data)
         for pk, data in EntryVersion.objects.filter(pk__in=wanted).values_list("pk", "data")
     }
+    for (kind, object_id), live in pointed.items():
+        if (kind, object_id) not in keys_of(docs[newest[kind][object_id][0]]):
+            newest[kind][object_id] = live
     changed: set[Key] = set()
     created: list[PublicRecord] = []
     updated: list[PublicRecord] = []
