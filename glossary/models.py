@@ -361,6 +361,20 @@ def name_keys(term: str, aliases: str) -> set[str]:
     return {" ".join(n.split()).casefold() for n in lines if n.strip()}
 
 
+# What only the workflow and publishing write, each naming the fields it writes
+# (editorial.workflow, glossary.publishing): never written back by a save of an entry.
+PUBLISHING_STATE = frozenset(
+    {
+        "live_version",
+        "status",
+        "has_unpublished_changes",
+        "first_published_at",
+        "last_published_at",
+        "significant_change_at",
+    }
+)
+
+
 class EntryQuerySet(models.QuerySet["Entry"]):
     def published(self) -> EntryQuerySet:
         """The one visibility rule: an entry is public while it has a live version."""
@@ -466,6 +480,16 @@ class Entry(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         adding = self._state.adding
         update_fields = kwargs.get("update_fields")
+        if not adding and update_fields is None:
+            # A save of the working copy never writes what the workflow and publishing set
+            # (`PUBLISHING_STATE`): a copy read before a withdrawal and saved after it
+            # cannot bring the page back, and a deleted entry's copy is not inserted again
+            # (a save naming its fields updates a row or fails).
+            update_fields = kwargs["update_fields"] = [
+                field.name
+                for field in self._meta.concrete_fields
+                if not field.primary_key and field.name not in PUBLISHING_STATE
+            ]
         with transaction.atomic(savepoint=False):  # the entry and its names, or neither
             super().save(*args, **kwargs)
             if update_fields is not None and not {"term", "aliases"} & set(update_fields):
