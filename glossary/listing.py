@@ -25,8 +25,10 @@ calls whenever a version goes live, is replaced or is withdrawn):
 Every change to the counts first updates the total's row, so concurrent
 publishes take the counts' row locks in one order and cannot deadlock.
 
-Readers reach listing rows only joined to a live version (glossary.selectors),
-so a row is never what makes anything public.
+A row exists only for a live version: on PostgreSQL the database refuses to commit
+a transaction that leaves one behind (a deferred foreign key to `Entry.live_version`,
+migration 0023), on SQLite each row is checked live as it is read (glossary.selectors,
+`_IS_LIVE`).
 """
 
 from __future__ import annotations

@@ -766,9 +766,10 @@ class Listing(models.Model):
     (glossary.listing, with the search index), deleted when it is withdrawn or
     replaced. Its parts are rendered with the version's page (glossary.list_rows,
     where publishing renders live pages), from the published document and the public
-    records, never from the working copy. Readers still reach a row only joined
-    to a live version (glossary.selectors), so a row is never what decides
-    visibility.
+    records, never from the working copy. On PostgreSQL the database holds the
+    rule that a row is a live version's: a deferred foreign key from `version` to
+    `Entry.live_version` (migration 0023) refuses to commit a transaction leaving a
+    row behind. On SQLite each row is checked live as it is read (glossary.selectors).
     """
 
     version = models.OneToOneField(

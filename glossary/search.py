@@ -33,8 +33,8 @@ runs it):
   a tier is a column filter) and `glossary_search_names` (trigram tokenizer;
   candidates for misspellings, scored with rapidfuzz).
 
-Every query reads listing rows joined to a live version (glossary.selectors): an
-index row for a version that is no longer live is never shown.
+Every query reads only listing rows of live versions (glossary.selectors, `_IS_LIVE`):
+an index row for a version that is no longer live is never shown.
 """
 
 from __future__ import annotations
