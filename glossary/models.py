@@ -419,9 +419,11 @@ class Entry(models.Model):
     status = models.CharField(
         max_length=20, choices=Status.choices, default=Status.DRAFT, db_index=True
     )
+    # RESTRICT: a live version is not deleted on its own (it would leave the page, its
+    # listing and the counts behind without a withdrawal); only with its entry.
     live_version = models.OneToOneField(
         "EntryVersion",
-        on_delete=models.SET_NULL,
+        on_delete=models.RESTRICT,
         null=True,
         blank=True,
         editable=False,

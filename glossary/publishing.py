@@ -150,16 +150,21 @@ def record_edits(
     the order given, at a fixed number of queries."""
     entries = list(entries)
     now = timezone.now()
-    by_status: dict[str, list[int]] = {}
     for entry in entries:
         status = Entry.Status.DRAFT if entry.status == Entry.Status.PUBLISHED else entry.status
-        by_status.setdefault(status, []).append(entry.pk)
         entry.updated_at, entry.updated_by = now, _user(user)
         entry.has_unpublished_changes, entry.status = True, status
-    for status, pks in by_status.items():
-        Entry.objects.filter(pk__in=pks).update(
-            updated_at=now, updated_by=_user(user), has_unpublished_changes=True, status=status
-        )
+    # The same rule on the rows as they are now: an entry archived or withdrawn since the
+    # caller read it (the admin reads it before it applies the form) stays so.
+    Entry.objects.filter(pk__in=[entry.pk for entry in entries]).update(
+        updated_at=now,
+        updated_by=_user(user),
+        has_unpublished_changes=True,
+        status=Case(
+            When(status=Entry.Status.PUBLISHED, then=Value(Entry.Status.DRAFT)),
+            default=F("status"),
+        ),
+    )
     given = docs or {}
     versions = save_versions([(e, given.get(e.pk)) for e in entries], user=user, comment=comment)
     _record_renames_in_linking(list(zip(entries, versions, strict=True)), user=user)
@@ -568,6 +573,19 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
     _readers_see_a_change(entry.pk)
 
 
+def _wait_for_publishing() -> None:
+    """Take a share of every entry's row before anything else, in id order, as publishing
+    locks the rows it changes: a publish or withdrawal under way finishes first, and one
+    begun meanwhile waits for this transaction. Otherwise each would hold what the other
+    waits for (the listing rows this rewrites; at commit, on PostgreSQL, the entry rows the
+    listing's key checks) and PostgreSQL would end one of them. SQLite has one writer at a
+    time and no row locks."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {Entry._meta.db_table} ORDER BY id FOR KEY SHARE")  # noqa: S608
+
+
 @transaction.atomic
 def rerender_all() -> int:
     """Bring every public record up to date and render every live page again.
@@ -575,6 +593,7 @@ def rerender_all() -> int:
     After a template change, or to apply corrections already published with
     another entry (`manage.py rerender`; every deploy runs it).
     """
+    _wait_for_publishing()
     records.refresh(records.all_live_keys())
     records.refresh_links()
     search.reindex_all()
