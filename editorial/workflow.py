@@ -59,6 +59,7 @@ class GateFailed(WorkflowError):
 
 
 def _lock(entry: Entry) -> Entry:
+    publishing.hold_off_rerender()  # before its row: see glossary.publishing
     return Entry.objects.select_for_update().get(pk=entry.pk)
 
 
@@ -67,6 +68,7 @@ def _lock_all(entries: list[Entry]) -> list[Entry]:
     pks = [entry.pk for entry in entries]
     if len(set(pks)) != len(pks):
         raise WorkflowError("The same entry was named twice.")
+    publishing.hold_off_rerender()  # before their rows: see glossary.publishing
     locked = {e.pk: e for e in Entry.objects.select_for_update().filter(pk__in=pks).order_by("pk")}
     if len(locked) != len(pks):
         raise Entry.DoesNotExist("An entry no longer exists.")

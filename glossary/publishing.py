@@ -373,6 +373,7 @@ def publish_many(
     pks = [entry.pk for entry, _ in items]
     if len(set(pks)) != len(pks):
         raise ValueError("Each entry can be published only once in a batch.")
+    hold_off_rerender()
     locked = {
         e.pk: e
         for e in Entry.objects.select_for_update(of=("self",))
@@ -559,6 +560,7 @@ def rerender_linking(entries: Entry | Sequence[Entry], *, besides: Set[int] = fr
 @transaction.atomic
 def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> None:
     """Take `entry` off the public site; its versions stay for history and rollback."""
+    hold_off_rerender()
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     withdrawn = entry.live_version
     entry.live_version = None
@@ -573,17 +575,31 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
     _readers_see_a_change(entry.pk)
 
 
+# A transaction-level advisory lock (PostgreSQL) taken before anything else by what changes
+# what readers see: shared by publishes and withdrawals, whole by `rerender_all`. A rerender
+# rewrites every listing row, count and public record, and at commit the listing's key
+# checks every entry row; a publish or withdrawal holds its entry's row and writes a few
+# of those. Interleaved, each waited for the other and PostgreSQL ended one ("deadlock
+# detected"). So a publish or withdrawal waits for a rerender under way, and a rerender for
+# those under way, each before it holds anything. Other entry writes (saves, versions, tag
+# merges) take no part and never wait for a rerender. SQLite has one writer at a time.
+_READERS_LOCK = 0x676C6F7373617279  # any key no other lock uses
+
+
+def hold_off_rerender() -> None:
+    """Before a publish or withdrawal locks its entries: wait for a rerender under way."""
+    _advisory_lock("pg_advisory_xact_lock_shared")
+
+
 def _wait_for_publishing() -> None:
-    """Take a share of every entry's row before anything else, in id order, as publishing
-    locks the rows it changes: a publish or withdrawal under way finishes first, and one
-    begun meanwhile waits for this transaction. Otherwise each would hold what the other
-    waits for (the listing rows this rewrites; at commit, on PostgreSQL, the entry rows the
-    listing's key checks) and PostgreSQL would end one of them. SQLite has one writer at a
-    time and no row locks."""
+    _advisory_lock("pg_advisory_xact_lock")
+
+
+def _advisory_lock(function: str) -> None:
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM {Entry._meta.db_table} ORDER BY id FOR KEY SHARE")  # noqa: S608
+        cursor.execute(f"SELECT {function}(%s)", [_READERS_LOCK])
 
 
 @transaction.atomic

@@ -4,7 +4,8 @@
   would leave the page in the cache, the counts a row too high and the entry published
   with no version. A live version goes only with its entry, or once it is withdrawn.
 - An edit recorded after an archive or withdrawal it did not see keeps that status.
-- `manage.py rerender` (every deploy) and a withdrawal at the same moment both finish.
+- `manage.py rerender` (every deploy) and a withdrawal at the same moment both finish,
+  and edits of many entries (a tag merge) neither wait for a rerender nor deadlock with it.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 import pytest
 from django.db import connection, connections, transaction
 from django.db.models import RestrictedError
+from django.db.models.signals import post_save
 from django.urls import reverse
 
-from glossary import publishing
+from glossary import publishing, records
 from glossary.models import Entry, EntryVersion, Listing
 from tests.personas import client_for
 
@@ -79,49 +81,88 @@ def _waiting_on_a_lock() -> bool:
         return bool(cursor.fetchone()[0])
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's row locks")
+def _in_thread(results: dict[str, Any], name: str, target: Callable[[], Any]) -> threading.Thread:
+    def run() -> None:
+        try:
+            results[name] = target()
+        except BaseException as exc:  # surfaced by the assertions
+            results[name] = exc
+        finally:
+            connections.close_all()
+
+    return threading.Thread(target=run, name=name)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's locks")
 @pytest.mark.django_db(transaction=True)
 def test_a_rerender_and_a_withdrawal_at_the_same_moment_both_finish(make_entry):
-    """The editor's withdrawal holds its entry's row when the deploy's rerender starts;
-    the rerender waits for it rather than each waiting for the other (PostgreSQL ended the
-    rerender with "deadlock detected" at its commit)."""
+    """The editor's withdrawal is under way (its entry's row changed, its listing not yet)
+    when the deploy's rerender starts: the rerender waits for it, rather than rewriting
+    the listing the withdrawal is about to delete and each then waiting for the other
+    (PostgreSQL ended one of them with "deadlock detected")."""
     entries = [make_entry(term, slug=term.lower()) for term in ("Alpha", "Beta", "Gamma")]
     for entry in entries:
         publishing.publish(entry)
     withdrawn = entries[1]
-    locked, go = threading.Event(), threading.Event()
+    inside, go = threading.Event(), threading.Event()
+
+    def pause_the_withdrawal(sender: Any, instance: Entry, **kwargs: Any) -> None:
+        if threading.current_thread().name == "editor" and instance.pk == withdrawn.pk:
+            inside.set()
+            go.wait(15)
+
     results: dict[str, Any] = {}
-
-    def editor() -> None:
-        try:
-            with transaction.atomic():
-                Entry.objects.select_for_update().get(pk=withdrawn.pk)
-                locked.set()
-                go.wait(15)
-                publishing.unpublish(Entry.objects.get(pk=withdrawn.pk))
-            results["editor"] = "done"
-        except BaseException as exc:  # surfaced by the assertions below
-            results["editor"] = exc
-        finally:
-            connections.close_all()
-
-    def deploy() -> None:
-        try:
-            results["deploy"] = publishing.rerender_all()
-        except BaseException as exc:
-            results["deploy"] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=editor), threading.Thread(target=deploy)]
-    threads[0].start()
+    editor = _in_thread(
+        results, "editor", lambda: publishing.unpublish(Entry.objects.get(pk=withdrawn.pk))
+    )
+    deploy = _in_thread(results, "deploy", publishing.rerender_all)
+    post_save.connect(pause_the_withdrawal, sender=Entry, weak=False)
     try:
-        _poll(locked.is_set, "the editor to hold the entry's row")
-        threads[1].start()
-        _poll(_waiting_on_a_lock, "the rerender to wait on the editor's row")
+        editor.start()
+        _poll(inside.is_set, "the withdrawal to change its entry's row")
+        deploy.start()
+        _poll(_waiting_on_a_lock, "the rerender to wait for the withdrawal")
     finally:
         go.set()
-        for thread in threads:
-            thread.join(30)
-    assert results == {"editor": "done", "deploy": 2}
+        editor.join(30)
+        deploy.join(30)
+        post_save.disconnect(pause_the_withdrawal, sender=Entry)
+    assert results == {"editor": None, "deploy": 2}
     assert sorted(Listing.objects.values_list("term", flat=True)) == ["Alpha", "Gamma"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's locks")
+@pytest.mark.django_db(transaction=True)
+def test_edits_of_many_entries_do_not_wait_for_a_rerender(make_entry, monkeypatch):
+    """A tag merge records a version of each entry it touches, locking them one by one in
+    A–Z order: it neither waits for a rerender under way nor deadlocks with it (it did
+    when the rerender held every entry's row)."""
+    entries = [make_entry(term, slug=term.lower()) for term in ("Zulu", "Mike", "Alpha")]
+    for entry in entries:
+        publishing.publish(entry)
+    inside, go = threading.Event(), threading.Event()
+    refresh = records.refresh
+
+    def paused_refresh(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread().name == "deploy":
+            inside.set()
+            go.wait(15)
+        return refresh(*args, **kwargs)
+
+    results: dict[str, Any] = {}
+    deploy = _in_thread(results, "deploy", publishing.rerender_all)
+    monkeypatch.setattr(records, "refresh", paused_refresh)
+    try:
+        deploy.start()
+        _poll(inside.is_set, "the rerender to be under way")
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '5s'")
+            for entry in sorted(entries, key=lambda e: e.term):
+                publishing.record_edit(Entry.objects.get(pk=entry.pk), user=None, comment="Merged.")
+        assert deploy.is_alive()
+    finally:
+        go.set()
+        deploy.join(30)
+    assert results == {"deploy": 3}
+    assert all(Entry.objects.get(pk=e.pk).versions.count() == 2 for e in entries)
