@@ -25,7 +25,13 @@ from glossary import api, document, entry_page, list_rows, records, search, sele
 from glossary import cache as public_cache
 from glossary.document import Actor
 from glossary.jsonld import LiveLinks
-from glossary.models import Entry, EntryRedirect, EntryVersion, SiteGeneration
+from glossary.models import (
+    PUBLISHING_STATE,
+    Entry,
+    EntryRedirect,
+    EntryVersion,
+    SiteGeneration,
+)
 from glossary.signals import live_content_changed
 
 
@@ -449,16 +455,7 @@ def _save_published(pairs: Sequence[tuple[Entry, EntryVersion]], now: datetime.d
     anywhere else (its model signals sent), a batch in one statement."""
     if len(pairs) == 1:
         entry, _ = pairs[0]
-        entry.save(
-            update_fields=[
-                "live_version",
-                "status",
-                "has_unpublished_changes",
-                "first_published_at",
-                "last_published_at",
-                "significant_change_at",
-            ]
-        )
+        entry.save(update_fields=sorted(PUBLISHING_STATE))
         return
     Entry.objects.filter(pk__in=[entry.pk for entry, _ in pairs]).update(
         live_version=Case(*(When(pk=entry.pk, then=version.pk) for entry, version in pairs)),

@@ -11,18 +11,17 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 from django.db.models import RestrictedError
 from django.db.models.signals import post_save
 from django.urls import reverse
 
 from glossary import publishing, records
 from glossary.models import Entry, EntryVersion, Listing
+from tests.concurrency import backends_waiting_on_a_lock, in_thread, poll
 from tests.personas import client_for
 
 
@@ -64,35 +63,6 @@ def test_an_edit_recorded_after_an_archive_it_did_not_see_keeps_it_archived(make
     assert saved.versions.order_by("-number").first().data["body"] == "Edited as it was archived."
 
 
-def _poll(condition: Callable[[], bool], what: str, deadline: float = 15.0) -> None:
-    end = time.monotonic() + deadline
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
-def _waiting_on_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return bool(cursor.fetchone()[0])
-
-
-def _in_thread(results: dict[str, Any], name: str, target: Callable[[], Any]) -> threading.Thread:
-    def run() -> None:
-        try:
-            results[name] = target()
-        except BaseException as exc:  # surfaced by the assertions
-            results[name] = exc
-        finally:
-            connections.close_all()
-
-    return threading.Thread(target=run, name=name)
-
-
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's locks")
 @pytest.mark.django_db(transaction=True)
 def test_a_rerender_and_a_withdrawal_at_the_same_moment_both_finish(make_entry):
@@ -112,16 +82,16 @@ def test_a_rerender_and_a_withdrawal_at_the_same_moment_both_finish(make_entry):
             go.wait(15)
 
     results: dict[str, Any] = {}
-    editor = _in_thread(
-        results, "editor", lambda: publishing.unpublish(Entry.objects.get(pk=withdrawn.pk))
+    editor = in_thread(
+        "editor", results, lambda: publishing.unpublish(Entry.objects.get(pk=withdrawn.pk))
     )
-    deploy = _in_thread(results, "deploy", publishing.rerender_all)
+    deploy = in_thread("deploy", results, publishing.rerender_all)
     post_save.connect(pause_the_withdrawal, sender=Entry, weak=False)
     try:
         editor.start()
-        _poll(inside.is_set, "the withdrawal to change its entry's row")
+        poll(inside.is_set, "the withdrawal to change its entry's row")
         deploy.start()
-        _poll(_waiting_on_a_lock, "the rerender to wait for the withdrawal")
+        poll(lambda: backends_waiting_on_a_lock() > 0, "the rerender to wait for the withdrawal")
     finally:
         go.set()
         editor.join(30)
@@ -150,11 +120,11 @@ def test_edits_of_many_entries_do_not_wait_for_a_rerender(make_entry, monkeypatc
         return refresh(*args, **kwargs)
 
     results: dict[str, Any] = {}
-    deploy = _in_thread(results, "deploy", publishing.rerender_all)
+    deploy = in_thread("deploy", results, publishing.rerender_all)
     monkeypatch.setattr(records, "refresh", paused_refresh)
     try:
         deploy.start()
-        _poll(inside.is_set, "the rerender to be under way")
+        poll(inside.is_set, "the rerender to be under way")
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL lock_timeout = '5s'")

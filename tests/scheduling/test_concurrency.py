@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import datetime
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, connections
+from django.db import connection
 from django.db.models.signals import post_save
 
 from editorial import scheduling
 from editorial.models import ScheduledAction, WorkflowEvent
 from glossary.models import Entry
+from tests.concurrency import backends_waiting_on_a_lock, in_thread, poll
 
 from .conftest import BEFORE, DUE_UTC
 
@@ -30,35 +30,8 @@ pytestmark = [
 ]
 
 
-def _poll(condition: Callable[[], bool], what: str, deadline: float = 15.0) -> None:
-    end = time.monotonic() + deadline
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 def _blocked_backends() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock' "
-            "AND query ILIKE %s",
-            ["%editorial_scheduledaction%"],
-        )
-        return cursor.fetchone()[0]
-
-
-def _in_thread(name: str, results: dict[str, Any], target: Callable[[], Any]) -> threading.Thread:
-    def run() -> None:
-        try:
-            results[name] = target()
-        except BaseException as exc:  # surfaced by the test's assertions
-            results[name] = exc
-        finally:
-            connections.close_all()
-
-    return threading.Thread(target=run, name=name, daemon=True)
+    return backends_waiting_on_a_lock("%editorial_scheduledaction%")
 
 
 def test_a_second_runner_waits_on_the_row_and_then_skips_it(
@@ -79,12 +52,12 @@ def test_a_second_runner_waits_on_the_row_and_then_skips_it(
     post_save.connect(hold_first_runner, sender=Entry, weak=False)
     results: dict[str, Any] = {}
     try:
-        a = _in_thread("a", results, lambda: scheduling.run_one(row.pk, now=DUE_UTC))
-        b = _in_thread("b", results, lambda: scheduling.run_one(row.pk, now=DUE_UTC))
+        a = in_thread("a", results, lambda: scheduling.run_one(row.pk, now=DUE_UTC))
+        b = in_thread("b", results, lambda: scheduling.run_one(row.pk, now=DUE_UTC))
         a.start()
-        _poll(inside.is_set, "the first runner to publish")
+        poll(inside.is_set, "the first runner to publish")
         b.start()
-        _poll(lambda: _blocked_backends() >= 1, "the second runner to wait on the row lock")
+        poll(lambda: _blocked_backends() >= 1, "the second runner to wait on the row lock")
         release.set()
         a.join(15)
         b.join(15)
@@ -116,7 +89,7 @@ def test_two_schedulers_started_together_publish_each_entry_once(
         return scheduling.run_due(now=DUE_UTC + datetime.timedelta(seconds=1))
 
     results: dict[str, Any] = {}
-    threads = [_in_thread(name, results, runner) for name in ("one", "two")]
+    threads = [in_thread(name, results, runner) for name in ("one", "two")]
     for t in threads:
         t.start()
     for t in threads:
