@@ -68,6 +68,7 @@ def save_versions(
     docs = [doc or built[entry.pk] for entry, doc in items]
     pks = sorted({entry.pk for entry, _ in items})
     # Lock the entry rows so two saves cannot take the same version number.
+    hold_off_rerender()
     list(Entry.objects.select_for_update().filter(pk__in=pks).order_by("pk").values_list("pk"))
     numbers: dict[int, int] = dict(
         EntryVersion.objects.filter(entry__in=pks)
@@ -572,19 +573,21 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
     _readers_see_a_change(entry.pk)
 
 
-# A transaction-level advisory lock (PostgreSQL) taken before anything else by what changes
-# what readers see: shared by publishes and withdrawals, whole by `rerender_all`. A rerender
-# rewrites every listing row, count and public record, and at commit the listing's key
-# checks every entry row; a publish or withdrawal holds its entry's row and writes a few
-# of those. Interleaved, each waited for the other and PostgreSQL ended one ("deadlock
-# detected"). So a publish or withdrawal waits for a rerender under way, and a rerender for
-# those under way, each before it holds anything. Other entry writes (saves, versions, tag
-# merges) take no part and never wait for a rerender. SQLite has one writer at a time.
+# A transaction-level advisory lock (PostgreSQL): shared by everything that locks entry rows
+# for update (publishes, withdrawals, new versions: tag merges, reference changes, the
+# admin's save), taken before the first of them; whole by `rerender_all`, before anything.
+# A rerender rewrites every listing row, count and public record, and at its commit the
+# listing's key takes a share of every live entry's row; a publish holds its entry's row
+# and writes a few of those rows, a tag merge locks entries one by one in A–Z order.
+# Interleaved, each waited for the other and PostgreSQL ended one ("deadlock detected",
+# hostile walks 1–3). So they wait for a rerender under way, and it for them, each before
+# it holds any entry row. SQLite has one writer at a time.
 _READERS_LOCK = 0x676C6F7373617279  # any key no other lock uses
 
 
 def hold_off_rerender() -> None:
-    """Before a publish or withdrawal locks its entries: wait for a rerender under way."""
+    """Before a transaction first locks entry rows for update: wait for a rerender under way
+    (a transaction holding the lock already passes at once)."""
     _advisory_lock("pg_advisory_xact_lock_shared")
 
 

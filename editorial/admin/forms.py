@@ -21,6 +21,7 @@ from django.utils.text import slugify
 from editorial import newsroom, workflow
 from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
 from editorial.models import ScheduledAction
+from glossary import publishing
 from glossary.fields import WebURLValidator
 from glossary.models import (
     Citation,
@@ -229,6 +230,7 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
             return cleaned
         # Lock the row: a concurrent save waits here and then sees the new token.
         # (The admin's change view runs in one transaction.)
+        publishing.hold_off_rerender()
         current = (
             Entry.objects.select_for_update(of=("self",))
             .select_related("updated_by")

@@ -4,8 +4,8 @@
   would leave the page in the cache, the counts a row too high and the entry published
   with no version. A live version goes only with its entry, or once it is withdrawn.
 - An edit recorded after an archive or withdrawal it did not see keeps that status.
-- `manage.py rerender` (every deploy) and a withdrawal at the same moment both finish,
-  and edits of many entries (a tag merge) neither wait for a rerender nor deadlock with it.
+- `manage.py rerender` (every deploy) and a withdrawal, or edits of many entries (a tag
+  merge), at the same moment both finish: each waits for the other instead of deadlocking.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.db.models import RestrictedError
 from django.db.models.signals import post_save
 from django.urls import reverse
 
-from glossary import publishing, records
+from glossary import publishing, selectors
 from glossary.models import Entry, EntryVersion, Listing
 from tests.concurrency import backends_waiting_on_a_lock, in_thread, poll
 from tests.personas import client_for
@@ -103,36 +103,58 @@ def test_a_rerender_and_a_withdrawal_at_the_same_moment_both_finish(make_entry):
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's locks")
 @pytest.mark.django_db(transaction=True)
-def test_edits_of_many_entries_do_not_wait_for_a_rerender(make_entry, monkeypatch):
+def test_a_rerender_and_edits_of_many_entries_at_the_same_moment_both_finish(
+    make_entry, monkeypatch
+):
     """A tag merge records a version of each entry it touches, locking them one by one in
-    A–Z order: it neither waits for a rerender under way nor deadlocks with it (it did
-    when the rerender held every entry's row)."""
+    A–Z order. A rerender about to commit (which then takes a share of every live entry's
+    row, in the order it listed them) and such a merge deadlocked (hostile walk 3); now the
+    merge waits for the rerender before it locks any entry."""
     entries = [make_entry(term, slug=term.lower()) for term in ("Zulu", "Mike", "Alpha")]
     for entry in entries:
         publishing.publish(entry)
-    inside, go = threading.Event(), threading.Event()
-    refresh = records.refresh
+    # The order the rerender lists the entries in again, so checks them at its commit; the
+    # merge's order (A–Z) is another, here the opposite one, whatever the ids.
+    relisted = [v.entry_id for v in selectors.live_versions().only("pk", "entry")]
+    deploy_inside, deploy_go = threading.Event(), threading.Event()
+    merge_inside, merge_go = threading.Event(), threading.Event()
+    announce = publishing._readers_see_a_change
 
-    def paused_refresh(*args: Any, **kwargs: Any) -> Any:
+    def paused_before_commit(*args: Any, **kwargs: Any) -> Any:
         if threading.current_thread().name == "deploy":
-            inside.set()
-            go.wait(15)
-        return refresh(*args, **kwargs)
+            deploy_inside.set()
+            deploy_go.wait(15)
+        return announce(*args, **kwargs)
+
+    def merge() -> None:
+        with transaction.atomic():
+            for n, entry_id in enumerate(reversed(relisted)):
+                publishing.record_edit(Entry.objects.get(pk=entry_id), user=None, comment="Merged.")
+                if n == 0:  # holding the first entry's row
+                    merge_inside.set()
+                    merge_go.wait(15)
 
     results: dict[str, Any] = {}
     deploy = in_thread("deploy", results, publishing.rerender_all)
-    monkeypatch.setattr(records, "refresh", paused_refresh)
+    merging = in_thread("merge", results, merge)
+    monkeypatch.setattr(publishing, "_readers_see_a_change", paused_before_commit)
     try:
         deploy.start()
-        poll(inside.is_set, "the rerender to be under way")
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL lock_timeout = '5s'")
-            for entry in sorted(entries, key=lambda e: e.term):
-                publishing.record_edit(Entry.objects.get(pk=entry.pk), user=None, comment="Merged.")
-        assert deploy.is_alive()
+        poll(deploy_inside.is_set, "the rerender to be about to commit")
+        merging.start()
+        poll(
+            lambda: merge_inside.is_set() or backends_waiting_on_a_lock() > 0,
+            "the merge to hold its first entry or to wait",
+        )
+        deploy_go.set()
+        poll(
+            lambda: not deploy.is_alive() or backends_waiting_on_a_lock() > 0,
+            "the rerender to commit or to wait",
+        )
     finally:
-        go.set()
+        deploy_go.set()
+        merge_go.set()
         deploy.join(30)
-    assert results == {"deploy": 3}
+        merging.join(30)
+    assert results == {"deploy": 3, "merge": None}
     assert all(Entry.objects.get(pk=e.pk).versions.count() == 2 for e in entries)
