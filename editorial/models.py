@@ -159,6 +159,27 @@ class ScheduledAction(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Each save of a waiting row approves what it will do again, so the scheduler acts as
+    # whoever saved it last, not as who first made it: otherwise an editor who wrote a
+    # change could re-save (or re-target) another editor's schedule and have their own
+    # version published under that editor's name.
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+        help_text="Who last saved this schedule, approving the version it publishes. It is "
+        "carried out as them, and refused if they wrote part of the change.",
+    )
+    seen_event = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The entry's newest workflow event when the schedule was saved: if the entry "
+        "is unpublished, archived or sent back after it, the publish does not happen.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -69,7 +69,9 @@ def schedule(
         action=action,
         due_at=due_at,
         created_by=user,
+        approved_by=user,
         version=approved_version(entry, action),
+        seen_event=workflow.last_event_id(entry),
     )
 
 
@@ -134,7 +136,7 @@ def run_one(pk: int, *, now: datetime.datetime | None = None) -> str:
         if claimed != 1:
             # Another runner has it (or it was cancelled): its UPDATE matched first.
             return "skipped"
-        row = ScheduledAction.objects.select_related("entry", "created_by").get(pk=pk)
+        row = ScheduledAction.objects.select_related("entry", "approved_by").get(pk=pk)
         try:
             # A savepoint: a failed publish rolls back its own writes, not our claim.
             with transaction.atomic():
@@ -167,7 +169,9 @@ class _Refused(Exception):
 
 
 def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[dict[str, Any]]]:
-    entry, user = row.entry, row.created_by
+    # As whoever approved it last (the self-approval rule is theirs), and only if nothing
+    # withdrew or sent back the entry since they did.
+    entry, user = row.entry, row.approved_by
     when = format_instant(row.due_at)
     try:
         if row.action == ScheduledAction.Action.PUBLISH:
@@ -182,6 +186,7 @@ def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[
                 user=user,
                 comment="Scheduled publish.",
                 expected_version=row.version,
+                seen_event=row.seen_event,
                 now=now,
             )
             return f"Published version {row.version} as scheduled for {when}.", []

@@ -16,10 +16,10 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from editorial import notify
+from editorial import newsroom, notify
 from editorial.gates import run_gates, run_gates_for
 from editorial.models import ScheduledAction, ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
@@ -263,6 +263,7 @@ def publish_entry(
     material: bool = True,
     comment: str = "",
     expected_version: int | None = None,
+    seen_event: int | None = None,
     now: datetime.datetime | None = None,
 ) -> EntryVersion:
     """Approve and publish an entry in review, after the publish gates.
@@ -271,7 +272,9 @@ def publish_entry(
     with a reason (and the override permission) the entry is published and the
     overridden checks are logged with the reason. `expected_version` is the
     latest version number the editor reviewed: when someone saved since, the
-    publish is refused rather than publishing what nobody reviewed.
+    publish is refused rather than publishing what nobody reviewed. `seen_event` is
+    the entry's newest workflow event when the editor reviewed it (`last_event_id`):
+    when it was withdrawn or sent back since, the publish is refused too.
     """
     return publish_entries(
         [entry],
@@ -281,6 +284,7 @@ def publish_entry(
         material=material,
         comment=comment,
         expected_versions=None if expected_version is None else {entry.pk: expected_version},
+        seen_events=None if seen_event is None else {entry.pk: seen_event},
         now=now,
     )[0]
 
@@ -294,16 +298,17 @@ def publish_entries(
     material: bool = True,
     comment: str = "",
     expected_versions: dict[int, int] | None = None,
+    seen_events: dict[int, int] | None = None,
     now: datetime.datetime | None = None,
 ) -> list[EntryVersion]:
     """`publish_entry` for several entries in one transaction, in the order given.
 
     Each entry must pass every check `publish_entry` makes (its state, the
-    self-approval rule, the version reviewed (`expected_versions`, by entry id),
-    the publish checks): otherwise nothing is published and the first refusal is
-    raised. The checks, the public records and the pages are done for all of them
-    together (glossary.publishing.publish_many), which is what makes publishing
-    thousands of entries affordable (generate_glossary).
+    self-approval rule, the version reviewed (`expected_versions`, by entry id) and
+    what happened to it since (`seen_events`), the publish checks): otherwise nothing
+    is published and the first refusal is raised. The checks, the public records and
+    the pages are done for all of them together (glossary.publishing.publish_many),
+    which is what makes publishing thousands of entries affordable (generate_glossary).
     """
     require(user, Action.PUBLISH)
     entries = list(entries)
@@ -329,6 +334,7 @@ def publish_entries(
                     f"{who} saved version {newest.number} after you opened version "
                     f"{shown}; review the new version before publishing."
                 )
+        _refuse_if_objected_since(locked, seen_events or {})
         results = run_gates_for(
             locked, Entry.objects.filter(pk__in=[e.pk for e in locked]), now=now
         )
@@ -396,6 +402,54 @@ def publish_entries(
     for entry in entries:
         entry.refresh_from_db()
     return versions
+
+
+# What makes an approval stale though the version is the same: the entry was withdrawn,
+# or someone sent it back, after the approving editor read it. A publish page opened
+# before a takedown, posted once the writer had submitted the entry again unchanged,
+# put the page back up.
+OBJECTIONS = (
+    WorkflowEvent.Action.UNPUBLISH,
+    WorkflowEvent.Action.ARCHIVE,
+    WorkflowEvent.Action.REQUEST_CHANGES,
+)
+
+
+def last_event_id(entry: Entry) -> int:
+    """The id of the entry's newest workflow event (0 when none): what a publish page, a
+    bulk publish's confirmation or a schedule records as seen (`seen_event`)."""
+    return WorkflowEvent.objects.filter(entry=entry).aggregate(n=Max("pk"))["n"] or 0
+
+
+def _refuse_if_objected_since(entries: list[Entry], seen: dict[int, int]) -> None:
+    if not seen:
+        return
+    since = Q()
+    for entry in entries:
+        if entry.pk in seen:
+            since |= Q(entry=entry.pk, pk__gt=seen[entry.pk])
+    objection = (
+        WorkflowEvent.objects.filter(since, action__in=OBJECTIONS)
+        .select_related("actor", "entry")
+        .order_by("-pk")
+        .first()
+        if since
+        else None
+    )
+    if objection is not None:
+        who = objection.actor.get_username() if objection.actor else "someone"
+        raise InvalidTransition(
+            f"{who} {_OBJECTED[objection.action]} “{objection.entry.term}” at "
+            f"{newsroom.format_instant(objection.at)}, after you reviewed it; open it again "
+            "and review it before publishing."
+        )
+
+
+_OBJECTED: dict[str, str] = {
+    WorkflowEvent.Action.UNPUBLISH: "unpublished",
+    WorkflowEvent.Action.ARCHIVE: "archived",
+    WorkflowEvent.Action.REQUEST_CHANGES: "asked for changes to",
+}
 
 
 def _latest_versions(entries: list[Entry]) -> dict[int, EntryVersion]:

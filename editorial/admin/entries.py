@@ -41,6 +41,7 @@ from editorial.admin.quotes import (
     quote_checks_shared,
     verdict_html,
 )
+from editorial.models import WorkflowEvent
 from editorial.permissions import Action, acting_user, can
 from editorial.sourcetext import service as sourcetext
 from glossary import publishing
@@ -474,6 +475,13 @@ class EntryAdmin(DeskModelAdmin[Entry]):
                 .annotate(n=Max("number"))
                 .values_list("entry", "n")
             )
+            # What had happened to each when this page was shown (workflow.last_event_id).
+            seen = dict(
+                WorkflowEvent.objects.filter(entry__in=entries)
+                .values("entry")
+                .annotate(n=Max("pk"))
+                .values_list("entry", "n")
+            )
             return TemplateResponse(
                 request,
                 "admin/glossary/entry/publish_selected.html",
@@ -481,7 +489,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
                     **self.admin_site.each_context(request),
                     "title": "Publish these entries?",
                     "opts": self.model._meta,
-                    "rows": [(e, latest.get(e.pk)) for e in entries],
+                    "rows": [(e, latest.get(e.pk), seen.get(e.pk, 0)) for e in entries],
                     "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                 },
             )
@@ -492,7 +500,13 @@ class EntryAdmin(DeskModelAdmin[Entry]):
                 raise workflow.InvalidTransition(
                     "the confirmation did not say which version you reviewed; nothing published"
                 )
-            return workflow.publish_entry(entry, user=user, expected_version=int(shown))
+            seen = request.POST.get(f"seen_{entry.pk}", "")
+            return workflow.publish_entry(
+                entry,
+                user=user,
+                expected_version=int(shown),
+                seen_event=int(seen) if seen.isdecimal() else None,
+            )
 
         self._bulk(request, entries, publish, "Published")
         return None

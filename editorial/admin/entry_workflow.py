@@ -254,6 +254,7 @@ class EntryWorkflowPages:
         error = ""
         if request.method == "POST":
             expected = request.POST.get("expected_version", "").strip()
+            seen = request.POST.get("seen_event", "").strip()
             try:
                 if not expected.isdecimal() and entry.versions.exists():
                     # Without it, a version saved after the editor read this page
@@ -270,6 +271,7 @@ class EntryWorkflowPages:
                     material=typed["material"],
                     comment=typed["comment"],
                     expected_version=int(expected) if expected.isdecimal() else None,
+                    seen_event=int(seen) if seen.isdecimal() else None,
                 )
             except workflow.GateFailed as exc:
                 error = (
@@ -309,6 +311,15 @@ class EntryWorkflowPages:
             and not _allow_self_approval(),
             "republish": entry.first_published_at is not None,
             "latest_version": workflow.latest_version_number(entry),
+            "seen_event": workflow.last_event_id(entry),
+            # A schedule of this version, which keeps to it (ScheduledActionForm).
+            "schedule_url": (
+                reverse("admin:editorial_scheduledaction_add")
+                + f"?entry={entry.pk}&action=publish&shown_version={latest}"
+                if (latest := workflow.latest_version_number(entry))
+                and can(request.user, Action.SCHEDULE)
+                else ""
+            ),
             "urls": self._entry_urls(entry),
         }
         return TemplateResponse(

@@ -7,6 +7,7 @@ import datetime
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.admin.widgets import AdminDateWidget, AdminTimeWidget, AutocompleteSelect
 from django.core.exceptions import ValidationError
 from django.db.models import Model
@@ -274,6 +275,11 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
     due_time = forms.TimeField(
         label="Time", widget=AdminTimeWidget, help_text="24-hour clock, e.g. 09:00 or 17:30."
     )
+    # The version this page named, which saving approves: none on a new schedule until
+    # the first save names the entry's newest and asks to save again (clean).
+    shown_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    # Who is saving (ScheduledActionAdmin.get_form): the schedule is carried out as them.
+    approver: Any = None
 
     class Meta:
         model = ScheduledAction
@@ -288,6 +294,8 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
             "published at the scheduler's first run after this (within a minute), and only "
             "if it passes the publish checks then."
         )
+        if self.instance.pk:
+            self.initial.setdefault("shown_version", self.instance.version)
         if self.instance.pk and self.instance.due_at:
             local = newsroom.to_local(self.instance.due_at)
             self.initial.setdefault("due_date", local.date())
@@ -320,4 +328,46 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
                     f"“{entry.term}” already has a {action} waiting; change that one's time "
                     "or cancel it first."
                 )
+        if entry is not None and action == ScheduledAction.Action.PUBLISH:
+            data["shown_version"] = self._approved(entry, data.get("shown_version"))
+        else:
+            data["shown_version"] = None
         return data
+
+    def _approved(self, entry: Entry, shown: int | None) -> int:
+        """The version saving approves: refused to one of its authors, and only the version
+        this page named. A new schedule opened without naming one approves the newest,
+        which the confirmation names; a waiting one names the version it approved, so a
+        save made after the entry was saved again asks to review the new version first."""
+        if (
+            self.approver is not None
+            and not settings.WORKFLOW_ALLOW_SELF_APPROVAL
+            and workflow.is_author_of_change(entry, self.approver)
+        ):
+            raise ValidationError(
+                {
+                    "entry": f"You wrote part of the change to “{entry.term}”, so another "
+                    "editor has to approve it: ask one to schedule it."
+                }
+            )
+        newest = entry.versions.select_related("created_by").order_by("-number").first()
+        if newest is None:
+            raise ValidationError({"entry": f"“{entry.term}” has no saved version to publish yet."})
+        if shown == newest.number or (shown is None and self.instance.pk is None):
+            return newest.number
+        # Named on the page now; saving again approves it.
+        data = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict
+        data[self.add_prefix("shown_version")] = str(newest.number)
+        self.data = data
+        who = newest.created_by.get_username() if newest.created_by else "someone"
+        when = newsroom.format_instant(newest.created_at)
+        saved = f"version {newest.number}, saved by {who} on {when}"
+        raise ValidationError(
+            (
+                f"“{entry.term}” was saved again since this page showed version {shown}: "
+                if shown is not None
+                else f"Saving this schedules the publish of “{entry.term}” "
+            )
+            + f"{saved}. Review that version (the entry's page shows and compares it), then "
+            "save again to approve it."
+        )

@@ -14,7 +14,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from editorial import newsroom, scheduling
+from editorial import newsroom, scheduling, workflow
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.forms import ScheduledActionForm
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
@@ -23,35 +23,46 @@ from editorial.permissions import Action, acting_user, can
 
 class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
     form = ScheduledActionForm
-    list_display = ["entry", "action", "when", "state", "created_by", "result"]
+    list_display = ["entry", "action", "when", "state", "approved_by", "result"]
     list_filter = ["state", "action"]
-    list_select_related = ["entry", "created_by"]
+    list_select_related = ["entry", "approved_by"]
     search_fields = ["entry__term"]
     autocomplete_fields = ["entry"]
     actions = ["cancel_selected"]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is not None and obj.state != ScheduledAction.State.PENDING:
-            return [(None, {"fields": ["entry", "action", "version", "when", "state", "result"]})]
-        fields: list[Any] = ["entry", "action", ("due_date", "due_time")]
+            return [
+                (
+                    None,
+                    {
+                        "fields": [
+                            *("entry", "action", "version", "approved_by", "when", "state"),
+                            "result",
+                        ]
+                    },
+                )
+            ]
+        fields: list[Any] = ["entry", "action", ("due_date", "due_time"), "shown_version"]
         if obj is not None:
-            fields.append("version")
+            fields[-1:-1] = ["version", "approved_by"]
         return [
             (
                 f"Times are in {newsroom.zone_label()}",
                 {
                     "fields": fields,
-                    "description": "A publish puts out the entry's version as it is when you "
-                    "save this (you approve it); if anyone saves the entry before the time, "
-                    "it is not published and the dashboard says why.",
+                    "description": "A publish puts out the version this page names when you "
+                    "save it: saving approves it, and it is then done as you. If anyone saves "
+                    "the entry, unpublishes it or sends it back before the time, it is not "
+                    "published and the dashboard says why.",
                 },
             )
         ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is not None and obj.state != ScheduledAction.State.PENDING:
-            return ["entry", "action", "version", "when", "state", "result"]
-        return ["version"]
+            return ["entry", "action", "version", "approved_by", "when", "state", "result"]
+        return ["version", "approved_by"]
 
     @admin.display(description="when", ordering="due_at")
     def when(self, obj: ScheduledAction) -> str:
@@ -74,13 +85,23 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # cancel instead: the record of what was planned stays
 
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        # The form refuses a schedule its saver may not approve (ScheduledActionForm.clean).
+        return type(form.__name__, (form,), {"approver": acting_user(request)})
+
     def save_model(
         self, request: HttpRequest, obj: ScheduledAction, form: Any, change: bool
     ) -> None:
         if not change:
             obj.created_by = acting_user(request)
-        # Saving the schedule approves the entry as it is now (scheduling.approved_version).
-        obj.version = scheduling.approved_version(obj.entry, obj.action)
+        # Saving the schedule approves the version the page showed (the form checked it is
+        # still the newest) and what had happened to the entry by now, as the saver.
+        obj.approved_by = acting_user(request)
+        obj.version = form.cleaned_data.get("shown_version")
+        obj.seen_event = workflow.last_event_id(obj.entry)
         super().save_model(request, obj, form, change)
 
     def response_add(self, request: HttpRequest, obj: ScheduledAction, *args: Any) -> Any:

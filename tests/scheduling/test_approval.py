@@ -1,0 +1,223 @@
+"""A schedule is an approval, given by whoever saves it, of the version its page named
+(hostile walk of 2026-12-03): an editor who wrote a change could re-save, or re-target,
+another editor's waiting schedule and have the scheduler publish their own text under
+that editor's name; and an approval given before the entry was withdrawn or sent back
+does not outlive it, on a schedule, a publish page or a bulk publish's confirmation."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import time_machine
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from editorial import scheduling, workflow
+from editorial.models import ScheduledAction
+from glossary.models import Entry
+from tests.integrity.desk import edit_entry
+from tests.personas import client_for
+from tests.workflow.formdata import form_data
+
+from .conftest import BEFORE, DUE_UTC
+
+pytestmark = pytest.mark.django_db
+AFTER = DUE_UTC + datetime.timedelta(seconds=30)
+MARKER = "Written by the editor and approved by nobody else."
+
+
+@pytest.fixture(autouse=True)
+def before_it_is_due() -> Any:
+    """The forms are posted while the schedule is still ahead (DUE_UTC)."""
+    with time_machine.travel(BEFORE, tick=True):
+        yield
+
+
+def change_url(row: ScheduledAction) -> str:
+    return reverse("admin:editorial_scheduledaction_change", args=[row.pk])
+
+
+def resave(client: Client, row: ScheduledAction, **changes: str) -> tuple[int, str]:
+    """Post the row's change form as the page shows it, with `changes`."""
+    data = form_data(client.get(change_url(row)).content.decode(), "scheduledaction_form")
+    data.update(changes)
+    response = client.post(change_url(row), data)
+    return response.status_code, response.content.decode()
+
+
+@pytest.fixture
+def scheduled(
+    entry_in_review: Callable[..., Entry], second_editor: User
+) -> tuple[Entry, ScheduledAction]:
+    """An entry in review whose publish the second editor scheduled."""
+    entry = entry_in_review()
+    row = scheduling.schedule(
+        entry, action="publish", due_at=DUE_UTC, user=second_editor, now=BEFORE
+    )
+    return entry, row
+
+
+def test_re_saving_another_editors_schedule_after_writing_the_new_version_is_refused(
+    scheduled: tuple[Entry, ScheduledAction], editor: User
+) -> None:
+    entry, row = scheduled
+    edit_entry(editor, entry, summary=MARKER)
+    status, body = resave(client_for(editor), row)
+    assert status == 200
+    assert "You wrote part of the change" in body
+    row.refresh_from_db()
+    assert row.version == 1 and row.approved_by is not None and row.approved_by != editor
+    scheduling.run_due(now=AFTER)
+    entry.refresh_from_db()
+    assert not entry.is_live  # version 2 was never approved; version 1 is not the newest
+
+
+def test_re_targeting_a_schedule_at_ones_own_change_is_refused(
+    scheduled: tuple[Entry, ScheduledAction],
+    entry_in_review: Callable[..., Entry],
+    editor: User,
+) -> None:
+    _, row = scheduled
+    own = entry_in_review("Own change")
+    edit_entry(editor, own, summary=MARKER)
+    status, body = resave(client_for(editor), row, entry=str(own.pk))
+    assert status == 200
+    assert "You wrote part of the change to “Own change”" in body
+    row.refresh_from_db()
+    assert row.entry_id != own.pk
+    scheduling.run_due(now=AFTER)
+    assert not Entry.objects.get(pk=own.pk).is_live
+
+
+def test_the_scheduler_publishes_as_whoever_approved_the_row_last(
+    scheduled: tuple[Entry, ScheduledAction], editor: User
+) -> None:
+    """Even a row whose approver wrote the change (made without the form) is refused."""
+    entry, row = scheduled
+    edit_entry(editor, entry, summary=MARKER)
+    ScheduledAction.objects.filter(pk=row.pk).update(
+        approved_by=editor, version=workflow.latest_version_number(entry)
+    )
+    assert scheduling.run_due(now=AFTER).failed == [row.pk]
+    row.refresh_from_db()
+    assert "another editor has to approve it" in row.result
+    entry.refresh_from_db()
+    assert not entry.is_live
+
+
+def test_re_saving_after_someone_saved_the_entry_names_the_new_version_first(
+    scheduled: tuple[Entry, ScheduledAction], writer: User, editor: User
+) -> None:
+    entry, row = scheduled
+    edit_entry(writer, entry, summary="A second version the scheduling editor never saw.")
+    client = client_for(editor)
+    status, body = resave(client, row)
+    assert status == 200
+    assert "was saved again since this page showed version 1" in body
+    assert "version 2, saved by" in body
+    row.refresh_from_db()
+    assert row.version == 1  # nothing approved yet
+    # The page now names version 2 (and keeps what was typed): saving it approves it.
+    data = form_data(body, "scheduledaction_form")
+    assert data["shown_version"] == "2"
+    assert client.post(change_url(row), data).status_code == 302
+    row.refresh_from_db()
+    assert (row.version, row.approved_by) == (2, editor)
+    assert scheduling.run_due(now=AFTER).done == [row.pk]
+    entry.refresh_from_db()
+    assert entry.live_version is not None and entry.live_version.number == 2
+    assert entry.live_version.published_by == editor
+
+
+def test_a_new_schedule_opened_for_a_version_keeps_to_it(
+    entry_in_review: Callable[..., Entry], writer: User, editor: User
+) -> None:
+    entry = entry_in_review()
+    client = client_for(editor)
+    publish_page = client.get(reverse("admin:glossary_entry_publish", args=[entry.pk]))
+    link = re.search(
+        r'<a href="([^"]+)">Schedule version 1 for a later time instead',
+        publish_page.content.decode(),
+    )
+    assert link, "the publish page offers to schedule the version it shows"
+    url = link.group(1).replace("&amp;", "&")
+    data = form_data(client.get(url).content.decode(), "scheduledaction_form")
+    assert data["shown_version"] == "1"
+    edit_entry(writer, entry, summary="Saved while the editor was choosing a time.")
+    data.update(action="publish", due_date="2099-01-05", due_time="09:00")
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert "since this page showed version 1" in response.content.decode()
+    assert not ScheduledAction.objects.filter(entry=entry).exists()
+
+
+def test_a_schedule_does_not_outlive_the_entry_being_sent_back(
+    scheduled: tuple[Entry, ScheduledAction], editor: User, writer: User
+) -> None:
+    entry, row = scheduled
+    workflow.request_changes(entry, user=editor, comment="The second claim needs a source.")
+    workflow.submit_for_review(entry, user=writer)  # unchanged: still version 1
+    assert scheduling.run_due(now=AFTER).failed == [row.pk]
+    row.refresh_from_db()
+    assert "asked for changes to" in row.result
+    entry.refresh_from_db()
+    assert not entry.is_live
+
+
+def hidden(body: str, name: str) -> str:
+    found = re.search(rf'name="{name}" value="(\d*)"', body)
+    assert found, name
+    return found.group(1)
+
+
+def test_a_publish_page_opened_before_a_takedown_cannot_bring_the_page_back(
+    entry_in_review: Callable[..., Entry], editor: User, second_editor: User, writer: User
+) -> None:
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=editor)
+    edit_entry(writer, entry, summary="A later change, in review.")
+    workflow.submit_for_review(entry, user=writer)
+    client = client_for(second_editor)
+    url = reverse("admin:glossary_entry_publish", args=[entry.pk])
+    page = client.get(url).content.decode()
+    data = {
+        "expected_version": hidden(page, "expected_version"),
+        "seen_event": hidden(page, "seen_event"),
+        "material": "1",
+    }
+    workflow.unpublish_entry(entry, user=editor, comment="Legal takedown.")
+    workflow.submit_for_review(entry, user=writer)  # again, unchanged
+    response = client.post(url, data)
+    assert response.status_code == 400
+    assert f"{editor.get_username()} unpublished “{entry.term}”" in response.content.decode()
+    entry.refresh_from_db()
+    assert not entry.is_live
+    assert client.get(reverse("glossary:entry", args=[entry.slug])).status_code == 404
+
+
+def test_a_bulk_publish_confirmed_before_an_entry_was_sent_back_leaves_it_out(
+    entry_in_review: Callable[..., Entry], editor: User, second_editor: User, writer: User
+) -> None:
+    sent_back, untouched = entry_in_review("Sent back"), entry_in_review("Untouched")
+    client = client_for(second_editor)
+    url = reverse("admin:glossary_entry_changelist")
+    asked = {
+        "action": "publish_selected",
+        "_selected_action": [str(sent_back.pk), str(untouched.pk)],
+    }
+    page = client.post(url, asked).content.decode()
+    confirmed: dict[str, Any] = {**asked, "confirmed": "yes"}
+    for entry in (sent_back, untouched):
+        for field in (f"version_{entry.pk}", f"seen_{entry.pk}"):
+            confirmed[field] = hidden(page, field)
+    workflow.request_changes(sent_back, user=editor, comment="Not this one.")
+    workflow.submit_for_review(sent_back, user=writer)
+    response = client.post(url, confirmed, follow=True)
+    assert "asked for changes to “Sent back”" in response.content.decode()
+    assert Entry.objects.get(pk=untouched.pk).is_live
+    assert not Entry.objects.get(pk=sent_back.pk).is_live
