@@ -235,8 +235,15 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
         current = (
             Entry.objects.select_for_update(of=("self",))
             .select_related("updated_by")
-            .get(pk=self.instance.pk)
+            .filter(pk=self.instance.pk)
+            .first()
         )
+        if current is None:
+            raise ValidationError(
+                "Someone deleted this entry after you opened it, so nothing was saved. What "
+                "you typed is still below: copy what you want to keep into a new entry.",
+                code="deleted",
+            )
         now_token = edit_token(current)
         sent = self.data.get(self.add_prefix("edit_token"), "")
         if sent == now_token:

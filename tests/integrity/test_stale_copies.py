@@ -9,10 +9,14 @@ deleted entry is not inserted again.
 from __future__ import annotations
 
 import pytest
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
+from django.urls import reverse
 
 from glossary import publishing
 from glossary.models import Entry, Listing
+from tests.concurrency import in_thread
+from tests.personas import client_for
+from tests.workflow.formdata import form_data
 
 
 def test_a_copy_read_before_a_withdrawal_and_saved_after_it_does_not_bring_the_page_back(
@@ -63,4 +67,36 @@ def test_a_deleted_entrys_copy_is_not_inserted_again(make_entry):
     with pytest.raises(DatabaseError, match="did not affect any rows"):
         with transaction.atomic():
             copy.save()
+    assert not Entry.objects.filter(pk=entry.pk).exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="two connections at once")
+@pytest.mark.django_db(transaction=True)
+def test_a_form_saved_while_its_entry_is_deleted_says_so_and_keeps_what_was_typed(
+    make_entry, editor, admin_user, monkeypatch
+):
+    """The walk's race: the admin read the entry, then another editor's deletion committed
+    before the form's conflict check locked it (both had waited behind a rerender). That
+    check then found no row and the save answered 500."""
+    entry = make_entry("Widget", slug="widget")
+    client = client_for(editor)
+    url = reverse("admin:glossary_entry_change", args=[entry.pk])
+    data = form_data(client.get(url).content.decode())
+    data["summary"] = "Typed while someone deleted the entry."
+    held_off = publishing.hold_off_rerender
+    results: dict[str, object] = {}
+
+    def deleted_first() -> None:
+        deleting = in_thread("delete", results, lambda: Entry.objects.get(pk=entry.pk).delete())
+        deleting.start()
+        deleting.join(15)
+        held_off()
+
+    monkeypatch.setattr(publishing, "hold_off_rerender", deleted_first)
+    response = client.post(url, data)
+    assert "delete" in results and not isinstance(results["delete"], BaseException)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Someone deleted this entry after you opened it, so nothing was saved" in body
+    assert "Typed while someone deleted the entry." in body
     assert not Entry.objects.filter(pk=entry.pk).exists()
