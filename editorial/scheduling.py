@@ -173,6 +173,13 @@ def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[
     # withdrew or sent back the entry since they did.
     entry, user = row.entry, row.approved_by
     when = format_instant(row.due_at)
+    if user is None:
+        raise _Refused(
+            f"Not carried out at {when}: no approval is on record for this schedule (the "
+            "account that approved it was removed, or it came from an older export); "
+            "schedule it again.",
+            [],
+        )
     try:
         if row.action == ScheduledAction.Action.PUBLISH:
             if row.version is None:

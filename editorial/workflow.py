@@ -146,12 +146,20 @@ def change_authors(entry: Entry) -> set[int]:
 def change_authors_of(entries: Iterable[Entry]) -> dict[int, set[int]]:
     """`change_authors` of several entries, by entry id, in three queries."""
     ids = [entry.pk for entry in entries]
+    # The change is measured from the last publication readers still see. A withdrawn
+    # entry's last one is not that: its authors wrote part of what would come back, so
+    # the one before it is (a withdrawal is undone by someone who wrote none of it).
+    withdrawn = {entry.pk for entry in entries if entry.live_version_id is None}
     live: dict[int, tuple[int, datetime.datetime | None]] = {}
+    passed: set[int] = set()
     for entry_id, number, published_at in (
         EntryVersion.objects.filter(entry__in=ids, published_at__isnull=False)
         .order_by("entry", "-number")
         .values_list("entry", "number", "published_at")
     ):
+        if entry_id in withdrawn and entry_id not in passed:
+            passed.add(entry_id)
+            continue
         live.setdefault(entry_id, (number, published_at))
     authors: dict[int, set[int]] = {pk: set() for pk in ids}
     for entry_id, number, author in (
@@ -421,9 +429,32 @@ def last_event_id(entry: Entry) -> int:
     return WorkflowEvent.objects.filter(entry=entry).aggregate(n=Max("pk"))["n"] or 0
 
 
+def event_before_version(entry: Entry, number: int) -> int:
+    """The id of the newest workflow event of the entry before its version `number` was
+    saved: what a form that does not say what it saw is taken to have seen (one from a
+    page older than `seen_event`), so an objection after that version still counts."""
+    saved = entry.versions.filter(number=number).values_list("created_at", flat=True).first()
+    if saved is None:
+        return 0
+    events = WorkflowEvent.objects.filter(entry=entry, at__lte=saved)
+    return events.aggregate(n=Max("pk"))["n"] or 0
+
+
 def _refuse_if_objected_since(entries: list[Entry], seen: dict[int, int]) -> None:
     if not seen:
         return
+    newest = dict(
+        WorkflowEvent.objects.filter(entry__in=[e.pk for e in entries])
+        .values("entry")
+        .annotate(n=Max("pk"))
+        .values_list("entry", "n")
+    )
+    for entry in entries:
+        if seen.get(entry.pk, 0) > newest.get(entry.pk, 0):
+            raise InvalidTransition(
+                f"This page's record of what happened to “{entry.term}” is not one it has "
+                "had; reload the page and review it again."
+            )
     since = Q()
     for entry in entries:
         if entry.pk in seen:
@@ -439,13 +470,13 @@ def _refuse_if_objected_since(entries: list[Entry], seen: dict[int, int]) -> Non
     if objection is not None:
         who = objection.actor.get_username() if objection.actor else "someone"
         raise InvalidTransition(
-            f"{who} {_OBJECTED[objection.action]} “{objection.entry.term}” at "
+            f"{who} {OBJECTED_AS[objection.action]} “{objection.entry.term}” at "
             f"{newsroom.format_instant(objection.at)}, after you reviewed it; open it again "
             "and review it before publishing."
         )
 
 
-_OBJECTED: dict[str, str] = {
+OBJECTED_AS: dict[str, str] = {
     WorkflowEvent.Action.UNPUBLISH: "unpublished",
     WorkflowEvent.Action.ARCHIVE: "archived",
     WorkflowEvent.Action.REQUEST_CHANGES: "asked for changes to",

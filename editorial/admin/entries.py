@@ -505,7 +505,11 @@ class EntryAdmin(DeskModelAdmin[Entry]):
                 entry,
                 user=user,
                 expected_version=int(shown),
-                seen_event=int(seen) if seen.isdecimal() else None,
+                seen_event=(
+                    int(seen)
+                    if seen.isdecimal()
+                    else workflow.event_before_version(entry, int(shown))
+                ),
             )
 
         self._bulk(request, entries, publish, "Published")

@@ -271,7 +271,13 @@ class EntryWorkflowPages:
                     material=typed["material"],
                     comment=typed["comment"],
                     expected_version=int(expected) if expected.isdecimal() else None,
-                    seen_event=int(seen) if seen.isdecimal() else None,
+                    seen_event=(
+                        int(seen)
+                        if seen.isdecimal()
+                        else workflow.event_before_version(entry, int(expected))
+                        if expected.isdecimal()
+                        else None
+                    ),
                 )
             except workflow.GateFailed as exc:
                 error = (
@@ -316,6 +322,7 @@ class EntryWorkflowPages:
             "schedule_url": (
                 reverse("admin:editorial_scheduledaction_add")
                 + f"?entry={entry.pk}&action=publish&shown_version={latest}"
+                + f"&seen_through={workflow.last_event_id(entry)}"
                 if (latest := workflow.latest_version_number(entry))
                 and can(request.user, Action.SCHEDULE)
                 else ""

@@ -21,7 +21,7 @@ from django.utils.text import slugify
 
 from editorial import newsroom, workflow
 from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
-from editorial.models import ScheduledAction
+from editorial.models import ScheduledAction, WorkflowEvent
 from glossary import publishing
 from glossary.fields import WebURLValidator
 from glossary.models import (
@@ -285,6 +285,9 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
     # The version this page named, which saving approves: none on a new schedule until
     # the first save names the entry's newest and asks to save again (clean).
     shown_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    # The entry's newest workflow event this page knew of (workflow.last_event_id): an
+    # unpublish, archive or request for changes after it is named before saving approves.
+    seen_through = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
     # Who is saving (ScheduledActionAdmin.get_form): the schedule is carried out as them.
     approver: Any = None
 
@@ -303,6 +306,7 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
         )
         if self.instance.pk:
             self.initial.setdefault("shown_version", self.instance.version)
+            self.initial.setdefault("seen_through", self.instance.seen_event)
         if self.instance.pk and self.instance.due_at:
             local = newsroom.to_local(self.instance.due_at)
             self.initial.setdefault("due_date", local.date())
@@ -339,7 +343,42 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
             data["shown_version"] = self._approved(entry, data.get("shown_version"))
         else:
             data["shown_version"] = None
+        if entry is not None:
+            data["seen_through"] = self._seen(entry, data.get("seen_through"))
         return data
+
+    def _seen(self, entry: Entry, seen: int | None) -> int:
+        """What had happened to the entry when this page was shown: an objection since
+        (workflow.OBJECTIONS) is named, and saving again approves the entry as it is now.
+        A new schedule opened without a record of it approves the entry as it is now;
+        a waiting one made before approvals recorded it, likewise."""
+        newest = workflow.last_event_id(entry)
+        if seen is None and (self.instance.pk is None or self.instance.seen_event is None):
+            return newest
+        objection = (
+            WorkflowEvent.objects.filter(
+                entry=entry, pk__gt=seen or 0, action__in=workflow.OBJECTIONS
+            )
+            .select_related("actor")
+            .order_by("-pk")
+            .first()
+        )
+        if seen is not None and seen <= newest and objection is None:
+            return seen
+        data = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict
+        data[self.add_prefix("seen_through")] = str(newest)
+        self.data = data
+        if objection is None:  # a record this entry never had (typed by hand)
+            raise ValidationError(
+                f"This page's record of what happened to “{entry.term}” is not one it has "
+                "had. Review the entry, then save again."
+            )
+        who = objection.actor.get_username() if objection.actor else "someone"
+        raise ValidationError(
+            f"{who} {workflow.OBJECTED_AS[objection.action]} “{entry.term}” on "
+            f"{newsroom.format_instant(objection.at)}, after this page was opened. Review "
+            "the entry as it is now, then save again to approve it."
+        )
 
     def _approved(self, entry: Entry, shown: int | None) -> int:
         """The version saving approves: refused to one of its authors, and only the version

@@ -14,7 +14,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from editorial import newsroom, scheduling, workflow
+from editorial import newsroom, scheduling
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.forms import ScheduledActionForm
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
@@ -43,7 +43,10 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
                     },
                 )
             ]
-        fields: list[Any] = ["entry", "action", ("due_date", "due_time"), "shown_version"]
+        fields: list[Any] = [
+            *("entry", "action", ("due_date", "due_time")),
+            ("shown_version", "seen_through"),
+        ]
         if obj is not None:
             fields[-1:-1] = ["version", "approved_by"]
         return [
@@ -101,7 +104,7 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
         # still the newest) and what had happened to the entry by now, as the saver.
         obj.approved_by = acting_user(request)
         obj.version = form.cleaned_data.get("shown_version")
-        obj.seen_event = workflow.last_event_id(obj.entry)
+        obj.seen_event = form.cleaned_data.get("seen_through")
         super().save_model(request, obj, form, change)
 
     def response_add(self, request: HttpRequest, obj: ScheduledAction, *args: Any) -> Any:

@@ -81,6 +81,7 @@ def test_a_failed_scheduled_publish_emails_the_editors(
         entry=entry,
         due_at=now - datetime.timedelta(minutes=1),
         created_by=second_editor,
+        approved_by=second_editor,
         version=1,
     )
     notify.deliver()  # the review request

@@ -221,3 +221,98 @@ def test_a_bulk_publish_confirmed_before_an_entry_was_sent_back_leaves_it_out(
     assert "asked for changes to “Sent back”" in response.content.decode()
     assert Entry.objects.get(pk=untouched.pk).is_live
     assert not Entry.objects.get(pk=sent_back.pk).is_live
+
+
+def test_a_row_with_no_approval_on_record_publishes_nothing_and_says_why(
+    scheduled: tuple[Entry, ScheduledAction],
+) -> None:
+    """Its approver's account removed, or imported from an export made before approvals
+    were recorded: the row's maker is not taken to have approved it."""
+    entry, row = scheduled
+    ScheduledAction.objects.filter(pk=row.pk).update(approved_by=None)
+    assert scheduling.run_due(now=AFTER).failed == [row.pk]
+    row.refresh_from_db()
+    assert "no approval is on record for this schedule" in row.result
+    assert not Entry.objects.get(pk=entry.pk).is_live
+
+
+def test_a_schedule_page_opened_before_a_takedown_names_it_instead_of_approving(
+    entry_in_review: Callable[..., Entry], editor: User, second_editor: User, writer: User
+) -> None:
+    """Second walk, B1: the publish page's schedule link, followed before an unpublish and
+    saved after the writer resubmitted the same version."""
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=editor)
+    edit_entry(writer, entry, summary="A change in review.")
+    workflow.submit_for_review(entry, user=writer)
+    client = client_for(second_editor)
+    page = client.get(reverse("admin:glossary_entry_publish", args=[entry.pk])).content
+    link = re.search(r'<a href="([^"]+)">Schedule version', page.decode())
+    assert link
+    url = link.group(1).replace("&amp;", "&")
+    data = form_data(client.get(url).content.decode(), "scheduledaction_form")
+    workflow.unpublish_entry(entry, user=editor, comment="Legal takedown.")
+    workflow.submit_for_review(entry, user=writer)
+    data.update(due_date="2026-12-01", due_time="09:00")
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert f"{editor.get_username()} unpublished “{entry.term}”" in response.content.decode()
+    assert not ScheduledAction.objects.filter(entry=entry).exists()
+
+
+def test_re_saving_a_row_from_a_page_opened_before_changes_were_asked_names_them(
+    scheduled: tuple[Entry, ScheduledAction], editor: User, second_editor: User, writer: User
+) -> None:
+    """Second walk, B2: a save reset what the row had seen, cancelling the objection."""
+    entry, row = scheduled
+    client = client_for(second_editor)
+    data = form_data(client.get(change_url(row)).content.decode(), "scheduledaction_form")
+    workflow.request_changes(entry, user=editor, comment="The second claim needs a source.")
+    workflow.submit_for_review(entry, user=writer)
+    response = client.post(change_url(row), data)
+    assert response.status_code == 200
+    assert "asked for changes to" in response.content.decode()
+    assert scheduling.run_due(now=AFTER).failed == [row.pk]
+    assert not Entry.objects.get(pk=entry.pk).is_live
+
+
+@pytest.mark.parametrize("seen", ["", "99999999999"])
+def test_a_publish_page_without_a_true_record_of_what_it_saw_publishes_nothing(
+    seen: str,
+    entry_in_review: Callable[..., Entry],
+    editor: User,
+    second_editor: User,
+    writer: User,
+) -> None:
+    """Second walk, B3 and B4: an old page (no `seen_event`) or a made-up one."""
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=editor)
+    edit_entry(writer, entry, summary="A later change, in review.")
+    workflow.submit_for_review(entry, user=writer)
+    client = client_for(second_editor)
+    url = reverse("admin:glossary_entry_publish", args=[entry.pk])
+    page = client.get(url).content.decode()
+    data = {"expected_version": hidden(page, "expected_version"), "material": "1"}
+    if seen:
+        data["seen_event"] = seen
+    workflow.unpublish_entry(entry, user=editor, comment="Legal takedown.")
+    workflow.submit_for_review(entry, user=writer)
+    assert client.post(url, data).status_code == 400
+    assert not Entry.objects.get(pk=entry.pk).is_live
+
+
+def test_the_author_of_a_withdrawn_version_cannot_publish_it_again(
+    entry_in_review: Callable[..., Entry], editor: User, second_editor: User, writer: User
+) -> None:
+    """Second walk, B5: the withdrawn publication was the baseline of "the change", so
+    its author was no author of it and could bring it back alone."""
+    entry = entry_in_review()
+    edit_entry(editor, entry, summary="The editor's own words.")  # still in review
+    workflow.publish_entry(entry, user=second_editor)
+    workflow.unpublish_entry(entry, user=second_editor, comment="Withdrawn.")
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused):
+        workflow.publish_entry(entry, user=editor)
+    assert not Entry.objects.get(pk=entry.pk).is_live
+    workflow.publish_entry(entry, user=second_editor)  # who wrote none of it may
+    assert Entry.objects.get(pk=entry.pk).is_live

@@ -72,7 +72,9 @@ def test_a_row_that_names_no_version_publishes_nothing(
     entry_in_review: Callable[..., Entry], editor: User
 ) -> None:
     entry = entry_in_review()
-    row = ScheduledAction.objects.create(entry=entry, due_at=DUE_UTC, created_by=editor)
+    row = ScheduledAction.objects.create(
+        entry=entry, due_at=DUE_UTC, created_by=editor, approved_by=editor
+    )
     assert scheduling.run_due(now=AFTER).failed == [row.pk]
     row.refresh_from_db()
     assert "without naming the version" in row.result
