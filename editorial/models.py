@@ -206,7 +206,9 @@ class ScheduledAction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_action_display()} {self.entry} at {self.due_at:%Y-%m-%d %H:%M} UTC"
+        # The form gives due_at in the newsroom's zone: the UTC label needs a UTC time.
+        due = self.due_at.astimezone(datetime.UTC)
+        return f"{self.get_action_display()} {self.entry} at {due:%Y-%m-%d %H:%M} UTC"
 
 
 class SchedulerHeartbeat(models.Model):

@@ -10,6 +10,7 @@ import datetime
 import re
 from collections.abc import Callable
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
@@ -316,3 +317,13 @@ def test_the_author_of_a_withdrawn_version_cannot_publish_it_again(
     assert not Entry.objects.get(pk=entry.pk).is_live
     workflow.publish_entry(entry, user=second_editor)  # who wrote none of it may
     assert Entry.objects.get(pk=entry.pk).is_live
+
+
+def test_a_rows_name_gives_its_time_in_utc_as_it_says(
+    scheduled: tuple[Entry, ScheduledAction],
+) -> None:
+    """The change message and the admin log name a row by it; the form gives the time in
+    the newsroom's zone (09:00 in New York is 14:00 UTC)."""
+    entry, row = scheduled
+    row.due_at = DUE_UTC.astimezone(ZoneInfo("America/New_York"))
+    assert str(row) == f"Publish {entry.term} at 2026-12-01 14:00 UTC"
