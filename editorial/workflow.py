@@ -146,20 +146,18 @@ def change_authors(entry: Entry) -> set[int]:
 def change_authors_of(entries: Iterable[Entry]) -> dict[int, set[int]]:
     """`change_authors` of several entries, by entry id, in three queries."""
     ids = [entry.pk for entry in entries]
-    # The change is measured from the last publication readers still see. A withdrawn
-    # entry's last one is not that: its authors wrote part of what would come back, so
-    # the one before it is (a withdrawal is undone by someone who wrote none of it).
-    withdrawn = {entry.pk for entry in entries if entry.live_version_id is None}
+    # The change is measured from the publication readers see now. An entry they do not
+    # see (withdrawn, or never published) has none: whoever wrote any of its versions
+    # wrote part of what would come back, so a withdrawal is undone by someone who wrote
+    # none of it. (Measured from its last publication, the withdrawn version's author
+    # was no author of "the change" and could publish it again alone.)
+    shown = {entry.pk for entry in entries if entry.live_version_id is not None}
     live: dict[int, tuple[int, datetime.datetime | None]] = {}
-    passed: set[int] = set()
     for entry_id, number, published_at in (
-        EntryVersion.objects.filter(entry__in=ids, published_at__isnull=False)
+        EntryVersion.objects.filter(entry__in=shown, published_at__isnull=False)
         .order_by("entry", "-number")
         .values_list("entry", "number", "published_at")
     ):
-        if entry_id in withdrawn and entry_id not in passed:
-            passed.add(entry_id)
-            continue
         live.setdefault(entry_id, (number, published_at))
     authors: dict[int, set[int]] = {pk: set() for pk in ids}
     for entry_id, number, author in (
@@ -380,6 +378,11 @@ def publish_entries(
             user=user,
             comment="Published again as it was last published.",
         )
+        # A copy is its original's text: credited to whoever wrote that, not to the editor
+        # publishing it, who would otherwise count as an author of the entry's next change.
+        for entry, copy in zip(again, copies, strict=True):
+            copy.created_by_id = latest[entry.pk].created_by_id
+            EntryVersion.objects.filter(pk=copy.pk).update(created_by=copy.created_by_id)
         reviewed: dict[int, EntryVersion | None] = {e.pk: latest.get(e.pk) for e in locked}
         reviewed |= {entry.pk: copy for entry, copy in zip(again, copies, strict=True)}
         versions = publishing.publish_many(

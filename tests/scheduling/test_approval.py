@@ -327,3 +327,23 @@ def test_a_rows_name_gives_its_time_in_utc_as_it_says(
     entry, row = scheduled
     row.due_at = DUE_UTC.astimezone(ZoneInfo("America/New_York"))
     assert str(row) == f"Publish {entry.term} at 2026-12-01 14:00 UTC"
+
+
+def test_after_two_withdrawals_the_author_still_cannot_and_the_republisher_still_can(
+    entry_in_review: Callable[..., Entry], editor: User, second_editor: User, writer: User
+) -> None:
+    """Third walk: republishing made a copy credited to the publishing editor, so after a
+    second withdrawal the copy was "the change": its author could publish their withdrawn
+    text alone, and the editor who had only republished it could not."""
+    entry = entry_in_review()
+    edit_entry(second_editor, entry, summary="The second editor's words.")
+    workflow.publish_entry(entry, user=editor)
+    for _ in range(2):
+        workflow.unpublish_entry(entry, user=editor, comment="Withdrawn.")
+        workflow.submit_for_review(entry, user=writer)
+        with pytest.raises(workflow.SelfApprovalRefused):
+            workflow.publish_entry(entry, user=second_editor)
+        workflow.publish_entry(entry, user=editor)  # wrote none of it
+        entry.refresh_from_db()
+        assert entry.is_live and entry.live_version is not None
+        assert entry.live_version.created_by == second_editor  # the copy is their text
