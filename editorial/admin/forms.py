@@ -330,6 +330,8 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
             )
         self.instance.due_at = due_at
         entry, action = data.get("entry"), data.get("action")
+        if entry is None and self.instance.pk:
+            entry = self.instance.entry  # a waiting row's entry is read-only
         if entry is not None and action:
             waiting = ScheduledAction.objects.filter(
                 entry=entry, action=action, state=ScheduledAction.State.PENDING
@@ -390,15 +392,15 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
             and not settings.WORKFLOW_ALLOW_SELF_APPROVAL
             and workflow.is_author_of_change(entry, self.approver)
         ):
-            raise ValidationError(
-                {
-                    "entry": f"You wrote part of the change to “{entry.term}”, so another "
-                    "editor has to approve it: ask one to schedule it."
-                }
+            mine = (
+                f"You wrote part of the change to “{entry.term}”, so another editor has to "
+                "approve it: ask one to schedule it."
             )
+            raise ValidationError({"entry": mine} if "entry" in self.fields else mine)
         newest = entry.versions.select_related("created_by").order_by("-number").first()
         if newest is None:
-            raise ValidationError({"entry": f"“{entry.term}” has no saved version to publish yet."})
+            none = f"“{entry.term}” has no saved version to publish yet."
+            raise ValidationError({"entry": none} if "entry" in self.fields else none)
         if shown == newest.number or (shown is None and self.instance.pk is None):
             return newest.number
         # Named on the page now; saving again approves it.

@@ -65,6 +65,10 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is not None and obj.state != ScheduledAction.State.PENDING:
             return ["entry", "action", "version", "approved_by", "when", "state", "result"]
+        if obj is not None:
+            # A row approves one entry's version: another entry is another schedule (the
+            # page showed nothing of it), made by cancelling this one and adding that.
+            return ["entry", "version", "approved_by"]
         return ["version", "approved_by"]
 
     @admin.display(description="when", ordering="due_at")
