@@ -84,16 +84,11 @@ def test_a_row_that_names_no_version_publishes_nothing(
 @pytest.mark.parametrize("withdraw", [workflow.unpublish_entry, workflow.archive_entry])
 def test_withdrawing_an_entry_cancels_what_was_scheduled_for_it(
     withdraw: Callable[..., object],
-    entry_in_review: Callable[..., Entry],
+    live_with_a_change_in_review: Entry,
     editor: User,
     second_editor: User,
-    writer: User,
 ) -> None:
-    entry = entry_in_review()
-    workflow.publish_entry(entry, user=editor)
-    edit_entry(writer, entry, summary="A change for later.")
-    workflow.submit_for_review(entry, user=writer)
-    entry.refresh_from_db()
+    entry = live_with_a_change_in_review
     row = scheduling.schedule(
         entry, action="publish", due_at=DUE_UTC, user=second_editor, now=BEFORE
     )
