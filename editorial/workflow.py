@@ -167,8 +167,12 @@ def change_authors_of(entries: Iterable[Entry]) -> dict[int, set[int]]:
     ):
         if entry_id not in live or number > live[entry_id][0]:
             authors[entry_id].add(author)
+    # Who submitted the change, and who rolled it back to an older text, since.
     for entry_id, at, actor in (
-        WorkflowEvent.objects.filter(entry__in=ids, action=WorkflowEvent.Action.SUBMIT)
+        WorkflowEvent.objects.filter(
+            entry__in=ids,
+            action__in=[WorkflowEvent.Action.SUBMIT, WorkflowEvent.Action.ROLLBACK],
+        )
         .exclude(actor=None)
         .values_list("entry", "at", "actor")
     ):
@@ -334,6 +338,11 @@ def publish_entries(
         latest = _latest_versions(locked)
         for entry in locked:
             newest, shown = latest.get(entry.pk), expected.get(entry.pk)
+            if shown is not None and newest is not None and shown > newest.number:
+                raise InvalidTransition(
+                    f"This form names version {shown} of “{entry.term}”, which it does not "
+                    "have; reload the page and review the latest version."
+                )
             if shown is not None and newest is not None and newest.number != shown:
                 who = newest.created_by.get_username() if newest.created_by else "someone"
                 raise InvalidTransition(
@@ -452,8 +461,14 @@ def _refuse_if_objected_since(entries: list[Entry], seen: dict[int, int]) -> Non
         .annotate(n=Max("pk"))
         .values_list("entry", "n")
     )
+    theirs = set(
+        WorkflowEvent.objects.filter(pk__in=[n for n in seen.values() if n]).values_list(
+            "pk", "entry"
+        )
+    )
     for entry in entries:
-        if seen.get(entry.pk, 0) > newest.get(entry.pk, 0):
+        mark = seen.get(entry.pk, 0)
+        if mark > newest.get(entry.pk, 0) or (mark and (mark, entry.pk) not in theirs):
             raise InvalidTransition(
                 f"This page's record of what happened to “{entry.term}” is not one it has "
                 "had; reload the page and review it again."
@@ -713,6 +728,11 @@ def rollback_to(
         new = publishing.record_edit(
             locked, user=user, comment=comment or f"Rolled back to version {version.number}."
         )
+        # The copy is the old version's text: credited to whoever wrote that (the rollback
+        # itself is on record, and its editor counts as an author too: change_authors_of).
+        # Credited to the editor rolling back, the text's author could approve it.
+        new.created_by_id = version.created_by_id
+        EntryVersion.objects.filter(pk=new.pk).update(created_by=version.created_by_id)
         # A rollback is a draft whatever the state it started from (even in review).
         _set_status(locked, Status.DRAFT)
         _log(

@@ -365,7 +365,8 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
             .order_by("-pk")
             .first()
         )
-        if seen is not None and seen <= newest and objection is None:
+        ours = not seen or WorkflowEvent.objects.filter(entry=entry, pk=seen).exists()
+        if seen is not None and seen <= newest and ours and objection is None:
             return seen
         data = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict
         data[self.add_prefix("seen_through")] = str(newest)

@@ -322,3 +322,58 @@ def test_after_two_withdrawals_the_author_still_cannot_and_the_republisher_still
         entry.refresh_from_db()
         assert entry.is_live and entry.live_version is not None
         assert entry.live_version.created_by == second_editor  # the copy is their text
+
+
+def test_a_rollback_to_an_authors_text_does_not_let_them_approve_it(
+    live_with_a_change_in_review: Entry,
+    editor: User,
+    second_editor: User,
+    writer: User,
+    admin_user: User,
+) -> None:
+    """Fourth walk: the rollback's copy was credited to the editor who rolled back, so the
+    old text's author was no author of "the change" on a live entry and published it."""
+    entry = live_with_a_change_in_review
+    workflow.publish_entry(entry, user=second_editor)
+    edit_entry(editor, entry, summary=MARKER)
+    bad = entry.versions.order_by("-number").first()
+    assert bad is not None and bad.created_by == editor
+    workflow.submit_for_review(entry, user=writer)
+    workflow.publish_entry(entry, user=second_editor)
+    workflow.unpublish_entry(entry, user=admin_user, comment="Withdrawn.")
+    edit_entry(writer, entry, summary="The writer's good text.")
+    workflow.submit_for_review(entry, user=writer)
+    workflow.publish_entry(entry, user=admin_user)
+    workflow.rollback_to(entry, bad, user=second_editor)
+    workflow.submit_for_review(entry, user=writer)
+    for author in (editor, second_editor):  # who wrote the text, who brought it back
+        with pytest.raises(workflow.SelfApprovalRefused):
+            workflow.publish_entry(entry, user=author)
+    assert MARKER not in Entry.objects.get(pk=entry.pk).live_version.rendered_html
+    workflow.publish_entry(entry, user=admin_user)  # who did neither may
+
+
+def test_a_publish_page_naming_another_entrys_event_publishes_nothing(
+    live_with_a_change_in_review: Entry,
+    entry_in_review: Callable[..., Entry],
+    editor: User,
+    second_editor: User,
+    writer: User,
+) -> None:
+    """Fourth walk: an event id of another entry, between this one's unpublish and its
+    resubmission, passed for what the page saw."""
+    entry = live_with_a_change_in_review
+    client = client_for(second_editor)
+    url = reverse("admin:glossary_entry_publish", args=[entry.pk])
+    page = client.get(url).content.decode()
+    workflow.unpublish_entry(entry, user=editor, comment="Legal takedown.")
+    other = entry_in_review("Other")
+    workflow.request_changes(other, user=editor, comment="Another entry's event.")
+    workflow.submit_for_review(entry, user=writer)
+    borrowed = workflow.last_event_id(other)
+    assert borrowed < workflow.last_event_id(entry)
+    data = {"expected_version": hidden(page, "expected_version"), "seen_event": str(borrowed)}
+    response = client.post(url, data)
+    assert response.status_code == 400
+    assert "is not one it has had" in response.content.decode()
+    assert not Entry.objects.get(pk=entry.pk).is_live
