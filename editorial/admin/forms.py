@@ -282,8 +282,9 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
     due_time = forms.TimeField(
         label="Time", widget=AdminTimeWidget, help_text="24-hour clock, e.g. 09:00 or 17:30."
     )
-    # The version this page named, which saving approves: none on a new schedule until
-    # the first save names the entry's newest and asks to save again (clean).
+    # The version this page named, which saving approves (clean): a waiting row's, or the
+    # one the publish page's schedule link names; none on a blank new schedule, which
+    # approves the newest and names it in the confirmation.
     shown_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
     # The entry's newest workflow event this page knew of (workflow.last_event_id): an
     # unpublish, archive or request for changes after it is named before saving approves.
