@@ -435,10 +435,30 @@ OBJECTIONS = (
 )
 
 
+def last_event_ids(entries: Iterable[Entry | int]) -> dict[int, int]:
+    """Each entry's newest workflow event id, by entry id (entries with none left out):
+    what a publish page, a bulk publish's confirmation or a schedule records as seen
+    (`seen_event`)."""
+    return dict(
+        WorkflowEvent.objects.filter(entry__in=list(entries))
+        .values("entry")
+        .annotate(n=Max("pk"))
+        .values_list("entry", "n")
+    )
+
+
 def last_event_id(entry: Entry) -> int:
-    """The id of the entry's newest workflow event (0 when none): what a publish page, a
-    bulk publish's confirmation or a schedule records as seen (`seen_event`)."""
-    return WorkflowEvent.objects.filter(entry=entry).aggregate(n=Max("pk"))["n"] or 0
+    """`last_event_ids` of one entry (0 when it has none)."""
+    return last_event_ids([entry]).get(entry.pk, 0)
+
+
+def seen_on_form(entry: Entry, posted: str, version: str) -> int | None:
+    """What a publish form says it saw (`seen_event`), as `publish_entry` takes it. A form
+    without it (a page from before it existed, a request made by hand) is taken to have
+    seen only what happened before the version it names was saved."""
+    if posted.isdecimal():
+        return int(posted)
+    return event_before_version(entry, int(version)) if version.isdecimal() else None
 
 
 def event_before_version(entry: Entry, number: int) -> int:
@@ -455,12 +475,7 @@ def event_before_version(entry: Entry, number: int) -> int:
 def _refuse_if_objected_since(entries: list[Entry], seen: dict[int, int]) -> None:
     if not seen:
         return
-    newest = dict(
-        WorkflowEvent.objects.filter(entry__in=[e.pk for e in entries])
-        .values("entry")
-        .annotate(n=Max("pk"))
-        .values_list("entry", "n")
-    )
+    newest = last_event_ids(entries)
     theirs = set(
         WorkflowEvent.objects.filter(pk__in=[n for n in seen.values() if n]).values_list(
             "pk", "entry"

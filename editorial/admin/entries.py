@@ -41,7 +41,6 @@ from editorial.admin.quotes import (
     quote_checks_shared,
     verdict_html,
 )
-from editorial.models import WorkflowEvent
 from editorial.permissions import Action, acting_user, can
 from editorial.sourcetext import service as sourcetext
 from glossary import publishing
@@ -475,13 +474,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
                 .annotate(n=Max("number"))
                 .values_list("entry", "n")
             )
-            # What had happened to each when this page was shown (workflow.last_event_id).
-            seen = dict(
-                WorkflowEvent.objects.filter(entry__in=entries)
-                .values("entry")
-                .annotate(n=Max("pk"))
-                .values_list("entry", "n")
-            )
+            seen = workflow.last_event_ids(entries)  # what had happened to each by now
             return TemplateResponse(
                 request,
                 "admin/glossary/entry/publish_selected.html",
@@ -500,16 +493,9 @@ class EntryAdmin(DeskModelAdmin[Entry]):
                 raise workflow.InvalidTransition(
                     "the confirmation did not say which version you reviewed; nothing published"
                 )
-            seen = request.POST.get(f"seen_{entry.pk}", "")
+            seen = workflow.seen_on_form(entry, request.POST.get(f"seen_{entry.pk}", ""), shown)
             return workflow.publish_entry(
-                entry,
-                user=user,
-                expected_version=int(shown),
-                seen_event=(
-                    int(seen)
-                    if seen.isdecimal()
-                    else workflow.event_before_version(entry, int(shown))
-                ),
+                entry, user=user, expected_version=int(shown), seen_event=seen
             )
 
         self._bulk(request, entries, publish, "Published")

@@ -254,7 +254,6 @@ class EntryWorkflowPages:
         error = ""
         if request.method == "POST":
             expected = request.POST.get("expected_version", "").strip()
-            seen = request.POST.get("seen_event", "").strip()
             try:
                 if not expected.isdecimal() and entry.versions.exists():
                     # Without it, a version saved after the editor read this page
@@ -271,12 +270,8 @@ class EntryWorkflowPages:
                     material=typed["material"],
                     comment=typed["comment"],
                     expected_version=int(expected) if expected.isdecimal() else None,
-                    seen_event=(
-                        int(seen)
-                        if seen.isdecimal()
-                        else workflow.event_before_version(entry, int(expected))
-                        if expected.isdecimal()
-                        else None
+                    seen_event=workflow.seen_on_form(
+                        entry, request.POST.get("seen_event", "").strip(), expected
                     ),
                 )
             except workflow.GateFailed as exc:
@@ -299,6 +294,7 @@ class EntryWorkflowPages:
                 )
                 return self._back(entry)
         entry.refresh_from_db()
+        latest, seen = workflow.latest_version_number(entry), workflow.last_event_id(entry)
         results = run_gates(entry)
         blocking = [r for r in results if r.blocking and not r.passed]
         context = {
@@ -316,15 +312,13 @@ class EntryWorkflowPages:
             "self_approval_blocked": workflow.is_author_of_change(entry, request.user)
             and not _allow_self_approval(),
             "republish": entry.first_published_at is not None,
-            "latest_version": workflow.latest_version_number(entry),
-            "seen_event": workflow.last_event_id(entry),
+            "latest_version": latest,
+            "seen_event": seen,
             # A schedule of this version, which keeps to it (ScheduledActionForm).
             "schedule_url": (
                 reverse("admin:editorial_scheduledaction_add")
-                + f"?entry={entry.pk}&action=publish&shown_version={latest}"
-                + f"&seen_through={workflow.last_event_id(entry)}"
-                if (latest := workflow.latest_version_number(entry))
-                and can(request.user, Action.SCHEDULE)
+                + f"?entry={entry.pk}&action=publish&shown_version={latest}&seen_through={seen}"
+                if latest and can(request.user, Action.SCHEDULE)
                 else ""
             ),
             "urls": self._entry_urls(entry),
