@@ -130,12 +130,18 @@ def control_character(raw: str) -> tuple[int, str] | None:
 
 @dataclass(frozen=True)
 class _Tier:
-    """One tier of the ranking: which rows (`where`) and their order within it."""
+    """One tier of the ranking: which rows (`where`) and their order within it.
+
+    `past_first` (the second tier's): its condition but for leaving out the first tier's
+    rows, which the first page's statement leaves out by id instead
+    (selectors.live_listing_two_tiers).
+    """
 
     where: str
     params: list[Any]
     order: str = "l.initial, l.sort_key, l.term, l.version_id"
     order_params: tuple[Any, ...] = ()
+    past_first: tuple[str, list[Any]] | None = None
 
 
 class Results:
@@ -272,7 +278,10 @@ def _tiers(q: str) -> list[_Tier]:
             elif whole and words != _WORDS[-1]:
                 where += whole
                 params += whole_params
-            tiers.append(_Tier(where, params))
+            past_first = None
+            if previous == _WORDS[0]:
+                past_first = (f"l.{words} @@ {_TSQUERY}{whole}", [q, *whole_params])
+            tiers.append(_Tier(where, params, past_first=past_first))
         return tiers
     match = fts_query(q)
     if not match:
@@ -292,7 +301,10 @@ def _tiers(q: str) -> list[_Tier]:
         in_columns = f"{columns} : ({match})" if columns else match
         where = f"{found} AND {found} AND NOT ({found}) AND {not_names}"
         params = [match, in_columns, f"{previous} : ({match})", *names_params]
-        tiers.append(_Tier(where, params))
+        past_first = None
+        if previous == _FTS_COLUMNS[0]:
+            past_first = (f"{found} AND {found}", [match, in_columns])
+        tiers.append(_Tier(where, params, past_first=past_first))
     return tiers
 
 
@@ -308,13 +320,14 @@ def _read(
 
     `sizes` learns the size of each tier read to its end, so counting need not again.
     """
-    if start == 0 and len(tiers) > 1:
+    if start == 0 and len(tiers) > 1 and tiers[1].past_first is not None:
         # The first page: the first two tiers in one statement (a word in every summary
         # fills it from the second), with the second's count.
+        past_first, past_params = tiers[1].past_first
         first, second, counted = selectors.live_listing_two_tiers(
             columns,
             (tiers[0].where, tiers[0].params, tiers[0].order, tiers[0].order_params),
-            (tiers[1].where, tiers[1].params, tiers[1].order, tiers[1].order_params),
+            (past_first, past_params, tiers[1].order, tiers[1].order_params),
             limit=stop,
             count_limit=COUNT_LIMIT + 1,
         )
