@@ -44,9 +44,11 @@ class WorkflowEvent(models.Model):
     action = models.CharField(max_length=20, choices=Action.choices)
     from_status = models.CharField(max_length=20, choices=Entry.Status.choices)
     to_status = models.CharField(max_length=20, choices=Entry.Status.choices)
+    # Kept with the account (PROTECT): who submitted or rolled back counts as an author of
+    # the change (editorial.workflow.change_authors), as EntryVersion.created_by does.
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
+        on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="+",

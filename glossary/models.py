@@ -610,8 +610,13 @@ class EntryVersion(models.Model):
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     created_at = models.DateTimeField(default=timezone.now)
+    # Who wrote it: an author of the change until another editor publishes it
+    # (editorial.workflow.change_authors), so an account that wrote a version cannot be
+    # deleted (its versions would have no author, and a new account of the same name
+    # could publish them alone); deactivate it instead. Empty: a script, the demo
+    # loader, or an import that could not name its author.
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     data = models.JSONField()
     term = models.CharField(max_length=200)
