@@ -39,7 +39,6 @@ an index row for a version that is no longer live is never shown.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -268,9 +267,12 @@ def _tiers(q: str) -> list[_Tier]:
         in_names = f"l.{_WORDS[0]} @@ {_TSQUERY}{whole}"
         first = [*names_params, q, *whole_params]
         tiers.append(_Tier(f"({names} OR ({in_names}))", first, order, tuple(class_params)))
-        for previous, words in itertools.pairwise(_WORDS):
-            where = f"l.{words} @@ {_TSQUERY} AND NOT (l.{previous} @@ {_TSQUERY}) AND {not_names}"
-            params: list[Any] = [q, q, *names_params]
+        for k, words in enumerate(_WORDS[1:], start=1):
+            earlier = _earlier(_WORDS[:k], q)
+            where = f"l.{words} @@ {_TSQUERY}"
+            where += "".join(f" AND NOT (l.{e} @@ {_TSQUERY})" for e in earlier)
+            where += f" AND {not_names}"
+            params: list[Any] = [q, *(q for _ in earlier), *names_params]
             if words == "words_abc":
                 # Implied, and indexed: the body's words have no index of their own.
                 where += f" AND l.{_WORDS[-1]} @@ {_TSQUERY}"
@@ -279,7 +281,7 @@ def _tiers(q: str) -> list[_Tier]:
                 where += whole
                 params += whole_params
             past_first = None
-            if previous == _WORDS[0]:
+            if k == 1:
                 past_first = (f"l.{words} @@ {_TSQUERY}{whole}", [q, *whole_params])
             tiers.append(_Tier(where, params, past_first=past_first))
         return tiers
@@ -297,15 +299,29 @@ def _tiers(q: str) -> list[_Tier]:
             tuple(class_params),
         )
     )
-    for previous, columns in itertools.pairwise(_FTS_COLUMNS):
+    for k, columns in enumerate(_FTS_COLUMNS[1:], start=1):
         in_columns = f"{columns} : ({match})" if columns else match
-        where = f"{found} AND {found} AND NOT ({found}) AND {not_names}"
-        params = [match, in_columns, f"{previous} : ({match})", *names_params]
+        earlier = _earlier(_FTS_COLUMNS[:k], q)
+        where = f"{found} AND {found}" + "".join(f" AND NOT ({found})" for _ in earlier)
+        where += f" AND {not_names}"
+        params = [match, in_columns, *(f"{e} : ({match})" for e in earlier), *names_params]
         past_first = None
-        if previous == _FTS_COLUMNS[0]:
+        if k == 1:
             past_first = (f"{found} AND {found}", [match, in_columns])
         tiers.append(_Tier(where, params, past_first=past_first))
     return tiers
+
+
+def _earlier(parts: list[str], q: str) -> list[str]:
+    """Which of the earlier tiers' parts (vectors, column filters) a tier leaves out.
+
+    The parts are cumulative, so a plain query found in one is found in every later one
+    and leaving out the tier just before leaves out them all. A query excluding a word
+    is not: "a or -b" is found in a term without b, not in the term and a summary
+    saying b, and again in a body saying a. Each earlier part is left out then, or the
+    entry is listed twice (a hostile walk, 2026-12-03).
+    """
+    return parts if _negates(q) else parts[-1:]
 
 
 def _negates(q: str) -> bool:
@@ -358,7 +374,7 @@ def _read_from(
     for i, tier in enumerate(tiers):
         if i < first:
             continue
-        if before + len(rows) >= stop:
+        if before >= stop:  # `before` counts the rows read so far too
             break
         skip = max(0, start - before)
         need = stop - max(start, before)

@@ -282,6 +282,46 @@ def test_pages_read_across_tiers_lay_them_end_to_end(client, make_entry, monkeyp
     assert client.get("/search/", {"q": "widget", "page": 5}).status_code == 404
 
 
+def test_following_next_from_the_first_page_reads_every_result_once(client, make_entry):
+    """A hostile walk (2026-12-03): a page starting inside one tier and ending in a later
+    one stopped early (it counted the rows read twice), so an entry was never shown and
+    the page said there was no next one."""
+    for n, field in enumerate(["summary", "body", "summary", "body", "summary", "body", "term"]):
+        term = f"Widget {n}" if field == "term" else f"Item {n}"
+        fields = {"summary": "Plain.", "body": "Plain."}
+        if field != "term":
+            fields[field] = "A widget."
+        publish(make_entry, term, slug=f"item-{n}", **fields)
+    everything = slugs("widget")
+    for size in (1, 2, 3, 4):
+        url: str | None = f"/api/v1/search/?q=widget&page_size={size}"
+        paged = []
+        while url:
+            answer = client.get(url).json()
+            assert answer["count"] == 7
+            paged += [row["slug"] for row in answer["results"]]
+            url = answer["next"]
+        assert paged == everything, size
+        found = results("widget")
+        assert [h.slug for n in range(0, 7, size) for h in found[n : n + size]] == everything
+
+
+def test_or_with_an_excluded_word_lists_an_entry_once(make_entry):
+    """Found by its term (no "kwzbar" there), not by its term and summary (which says it),
+    and again by its body: listed in the first tier only (a hostile walk, 2026-12-03)."""
+    publish(
+        make_entry, "Dupcheck alpha", slug="dupcheck-alpha",
+        summary="Mentions kwzbar here.", body="Says kwzfoo.",
+    )  # fmt: skip
+    publish(make_entry, "Other", slug="other", summary="Plain.", body="Plain.")
+    found = results("kwzfoo or -kwzbar")
+    hits = [h.slug for h in found]
+    assert len(hits) == len(set(hits)) == found.count()
+    if connection.vendor == "postgresql":
+        # (FTS5 has no "or not": SQLite reads it as "kwzfoo and not kwzbar", finding none.)
+        assert sorted(hits) == ["dupcheck-alpha", "other"]
+
+
 def test_the_count_stops_at_its_limit_and_every_page_stays_reachable(
     client, make_entry, monkeypatch
 ):
