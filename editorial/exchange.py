@@ -63,6 +63,7 @@ from glossary.models import (
     PublicRecord,
     PublicRecordLink,
     Quote,
+    RecordEdit,
     SeeAlso,
     Show,
     Source,
@@ -70,7 +71,7 @@ from glossary.models import (
     Transcript,
     TranscriptSegment,
 )
-from glossary.publishing import bump_generation, rerender_all
+from glossary.publishing import bump_generation, rerender_all, save_versions
 from glossary.signals import live_content_changed
 
 FORMAT = "glossary-desk-export"
@@ -115,6 +116,7 @@ TABLES: list[Table] = [
     Table("citation_confirmations", CitationConfirmation),
     Table("public_records", PublicRecord),
     Table("public_record_links", PublicRecordLink),
+    Table("record_edits", RecordEdit),
     Table("workflow_events", WorkflowEvent),
     Table("interest_waivers", InterestDisclosureWaiver),
     Table("scheduled_actions", ScheduledAction),
@@ -750,6 +752,7 @@ MERGE_LEFT_OUT = {
     "entry_redirects": "old addresses of the other site's published pages",
     "public_records": "readers see only what this desk publishes",
     "public_record_links": "they index the public records, which are not merged",
+    "record_edits": "edits of the other site's records, approved or not there",
     "workflow_events": "the other site's history",
     "interest_waivers": "decisions taken on the other site's versions",
     "scheduled_actions": "schedules for versions that are not merged",
@@ -872,11 +875,33 @@ def merge_glossary(
             if progress:
                 progress(name, len(decoded.objects), len(decoded.objects))
         _reset_sequences([t.model for t in TABLES])
+        _credit_merged_text(list(idmap.get("entries:added", {}).values()))
         if dry_run:
             transaction.set_rollback(True)
         else:
             _readers_see_a_change()
     return plan
+
+
+def _credit_merged_text(entry_ids: list[int]) -> None:
+    """Save each merged entry's text as a version credited to whoever the file says wrote
+    it (its writer, then its last editor), so neither can publish it here alone: a draft
+    with no version was published as a version credited to its publisher, and the file's
+    author published their own text (a hostile walk, 2026-12-03). An entry the file
+    credits to nobody gets one version credited to nobody (a script's)."""
+    entries = Entry.objects.filter(pk__in=entry_ids).select_related("created_by", "updated_by")
+    by_author: dict[int | None, list[Entry]] = {}
+    for entry in entries.order_by("pk"):
+        authors = [u for u in (entry.created_by, entry.updated_by) if u is not None]
+        for author in dict.fromkeys(authors) or [None]:
+            by_author.setdefault(author.pk if author else None, []).append(entry)
+    users = User.objects.in_bulk([pk for pk in by_author if pk is not None])
+    for author_id, written in by_author.items():
+        save_versions(
+            [(entry, None) for entry in written],
+            user=users.get(author_id) if author_id is not None else None,
+            comment="Merged from another site's export: its text, as written there.",
+        )
 
 
 def _remap(

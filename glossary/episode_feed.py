@@ -397,6 +397,13 @@ def apply_feed(
     versions += publishing.record_reference_change(
         PublicRecord.Kind.PERSON, people.changed, user=user, what=what + "."
     )
+    # What the feed added is written, for the desk, by whoever answers for the feed.
+    publishing.note_record_edits(
+        PublicRecord.Kind.EPISODE, [e.pk for e in result.created], user=user
+    )
+    publishing.note_record_edits(
+        PublicRecord.Kind.PERSON, [p.pk for p in result.people_created], user=user
+    )
     result.entries_versioned = len({v.entry_id for v in versions})
     return result
 

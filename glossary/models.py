@@ -105,7 +105,8 @@ class Show(models.Model):
         null=True,
         blank=True,
         editable=False,
-        on_delete=models.SET_NULL,
+        # Kept with the account, as an author is (EntryVersion.created_by).
+        on_delete=models.PROTECT,
         related_name="+",
         help_text="Who last set the feed URL. The scheduled refresh records its changes in "
         "their name: whoever chose the feed cannot also approve what it brings.",
@@ -737,6 +738,36 @@ class PublicRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.name}"
+
+
+class RecordEdit(models.Model):
+    """Someone on the desk wrote part of a shared record (a show, episode, person,
+    organisation, source or tag): added it, or changed it.
+
+    Readers see a shared record only as a published version states it, and whoever
+    edited it is an author of every change that carries its edit to readers
+    (editorial.workflow.records_edited_in_change): the entries showing it when edited
+    get versions credited to them (glossary.publishing.record_reference_change), and an
+    entry that takes it up later (a new citation, a rollback) counts them too, until
+    readers see the record as it now is.
+    """
+
+    kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
+    object_id = models.PositiveBigIntegerField()
+    # Kept with the account, as a version's author is (EntryVersion.created_by).
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    edited_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            # editorial.workflow.records_edited_in_change: what one person edited.
+            models.Index(fields=["edited_by", "kind", "object_id"], name="recordedit_by_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.object_id} edited by {self.edited_by_id} at {self.edited_at}"
 
 
 class PublicRecordLink(models.Model):

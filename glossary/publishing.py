@@ -30,6 +30,7 @@ from glossary.models import (
     Entry,
     EntryRedirect,
     EntryVersion,
+    RecordEdit,
     SiteGeneration,
 )
 from glossary.signals import live_content_changed
@@ -224,6 +225,8 @@ def record_reference_change(
     credited to `user`, and the change reaches readers only when someone else
     publishes one of them. Entries the change does not alter get no version.
     """
+    object_ids = list(object_ids)
+    note_record_edits(kind, object_ids, user=user)
     showing = document.entries_showing(kind, object_ids)
     versions: list[EntryVersion] = []
     # A host or a show is named by thousands of entries: built and recorded in batches.
@@ -234,6 +237,17 @@ def record_reference_change(
         changed = [e for e in entries if latest.get(e.pk) != docs[e.pk].dump()]
         versions += record_edits(changed, user=user, comment=what, docs=docs)
     return versions
+
+
+def note_record_edits(kind: str, object_ids: Iterable[int], *, user: Actor) -> None:
+    """Record that `user` wrote part of these shared records (added or changed them): they
+    count as an author of any change that carries the records to readers as they are
+    now (editorial.workflow.records_edited_in_change). Nobody is noted for a script."""
+    editor = _user(user)
+    if editor is not None:
+        RecordEdit.objects.bulk_create(
+            RecordEdit(kind=kind, object_id=pk, edited_by=editor) for pk in object_ids
+        )
 
 
 def _latest_data(entries: Sequence[Entry]) -> dict[int, Any]:

@@ -386,6 +386,37 @@ def all_live_keys() -> set[Key]:
     return keys
 
 
+def not_as_readers_see(
+    items: Sequence[tuple[EntryDocument, set[Key]]],
+) -> list[dict[Key, str]]:
+    """For each document and some of the objects it names, those whose facts in it are
+    not what readers see (no public record, or one stating other facts): what publishing
+    it would show readers anew, by key, with the object's name as the document gives it.
+    One read of the records for all of them."""
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for _, keys in items:
+        for kind, object_id in keys:
+            wanted[kind].add(object_id)
+    condition = Q(pk__in=[])
+    for kind, ids in wanted.items():
+        condition |= Q(kind=kind, object_id__in=sorted(ids))
+    seen: dict[Key, Any] = {
+        (kind, object_id): data
+        for kind, object_id, data in PublicRecord.objects.filter(condition).values_list(
+            "kind", "object_id", "data"
+        )
+    }
+    out: list[dict[Key, str]] = []
+    for doc, keys in items:
+        anew: dict[Key, str] = {}
+        for key in sorted(keys):
+            fields = _record(key[0], key[1], doc)
+            if seen.get(key) != fields["data"]:
+                anew[key] = fields["name"]
+        out.append(anew)
+    return out
+
+
 def _records(kind: str, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     wanted = list(set(ids))
     if not wanted:

@@ -56,8 +56,8 @@ class EntryWorkflowPages:
         user = request.user
         status = Entry.Status(entry.status)
         latest = workflow.latest_version_number(entry)
-        author = workflow.is_author_of_change(entry, user)
-        self_blocked = author and not _allow_self_approval()
+        author = workflow.authorship(entry, user)
+        self_blocked = bool(author) and not _allow_self_approval()
         dates_only = (
             can(user, Action.PUBLISH)
             and status != Entry.Status.ARCHIVED
@@ -77,6 +77,7 @@ class EntryWorkflowPages:
             "self_approval_blocked": can(user, Action.PUBLISH)
             and status in workflow.PUBLISH_FROM
             and self_blocked,
+            "self_approval_reason": author,
             "can_publish_check_dates": dates_only and not self_blocked,
             "check_dates_self_blocked": dates_only and self_blocked,
             "can_unpublish": can(user, Action.UNPUBLISH) and entry.is_live,
@@ -295,6 +296,7 @@ class EntryWorkflowPages:
                 return self._back(entry)
         entry.refresh_from_db()
         latest, seen = workflow.latest_version_number(entry), workflow.last_event_id(entry)
+        authorship = workflow.authorship(entry, request.user)
         results = run_gates(entry)
         blocking = [r for r in results if r.blocking and not r.passed]
         context = {
@@ -309,8 +311,8 @@ class EntryWorkflowPages:
             "error": error,
             "can_override": can(request.user, Action.OVERRIDE_GATES),
             "in_review": entry.status in workflow.PUBLISH_FROM,
-            "self_approval_blocked": workflow.is_author_of_change(entry, request.user)
-            and not _allow_self_approval(),
+            "self_approval_blocked": bool(authorship) and not _allow_self_approval(),
+            "self_approval_reason": authorship,
             "republish": entry.first_published_at is not None,
             "latest_version": latest,
             "seen_event": seen,

@@ -389,14 +389,11 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
         this page named. A new schedule opened without naming one approves the newest,
         which the confirmation names; a waiting one names the version it approved, so a
         save made after the entry was saved again asks to review the new version first."""
-        if (
-            self.approver is not None
-            and not settings.WORKFLOW_ALLOW_SELF_APPROVAL
-            and workflow.is_author_of_change(entry, self.approver)
-        ):
+        reason = "" if self.approver is None else workflow.authorship(entry, self.approver)
+        if reason and not settings.WORKFLOW_ALLOW_SELF_APPROVAL:
             mine = (
-                f"You wrote part of the change to “{entry.term}”, so another editor has to "
-                "approve it: ask one to schedule it."
+                f"{reason} (“{entry.term}”), so another editor has to approve it: "
+                "ask one to schedule it."
             )
             raise ValidationError({"entry": mine} if "entry" in self.fields else mine)
         newest = entry.versions.select_related("created_by").order_by("-number").first()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -20,7 +20,10 @@ _HIDDEN_VERSION_FIELDS = ("data", "rendered_html", "search_text", "search_names"
 class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
     """Versions are history: read-only; compare and roll back from the entry's history page.
 
-    Only admins (delete_entryversion) can delete them, which deleting an entry needs.
+    None is deleted on its own (deleting an entry deletes its versions, and needs the
+    admins' delete_entryversion): a deleted draft version took its author with it, and the
+    text it held, still in the working copy, was saved again credited to whoever saved
+    next, who was not its author (a hostile walk, 2026-12-03).
     """
 
     list_display = [
@@ -52,6 +55,33 @@ class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "show_delete": False}
+        )
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        messages.error(
+            request,
+            "A version is history and is not deleted on its own: nothing was deleted. Roll "
+            "the entry back to an earlier version instead, or delete the whole entry (admins) "
+            "to delete its versions.",
+        )
+        return HttpResponseRedirect(reverse("admin:glossary_entryversion_changelist"))
 
 
 class WorkflowEventAdmin(DeskModelAdmin[WorkflowEvent]):

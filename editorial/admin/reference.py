@@ -94,11 +94,14 @@ class ReferenceAdmin(DeskModelAdmin[Any]):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
+        obj = form.instance
         if not change:
-            return  # new reference data: no entry shows it yet
+            # New reference data: no entry shows it yet, and whoever wrote it is an author
+            # of the change that first carries it to readers.
+            publishing.note_record_edits(self.kind, [obj.pk], user=acting_user(request))
+            return
         if not form.has_changed() and not any(fs.has_changed() for fs in formsets):
             return
-        obj = form.instance
         what = f"{obj._meta.verbose_name.capitalize()} “{obj}” changed."
         versions = publishing.record_reference_change(
             self.kind, [obj.pk], user=acting_user(request), what=what

@@ -70,7 +70,7 @@ def test_re_saving_another_editors_schedule_after_writing_the_new_version_is_ref
     edit_entry(editor, entry, summary=MARKER)
     status, body = resave(client_for(editor), row)
     assert status == 200
-    assert "You wrote part of the change" in body
+    assert "You wrote part of this change" in body
     row.refresh_from_db()
     assert row.version == 1 and row.approved_by is not None and row.approved_by != editor
     scheduling.run_due(now=AFTER)

@@ -7,19 +7,32 @@ could publish their own text alone:
   a new account of the same name, which then published the old account's unapproved
   text. An account that wrote versions or took workflow steps is now kept (deactivate
   it instead), through the admin's delete page and its bulk action alike.
+- an edit to a shared record was credited only to the entries showing the record when
+  it was made: an editor retitled a source nobody cited, an entry took it up later (a
+  new citation, a rollback to a version citing it) in a version credited to someone
+  else, and the editor published their own title. Now whoever added or changed a
+  record is an author of any change that would show readers the record as it now is.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
 from collections.abc import Callable
+from io import StringIO
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.urls import reverse
 
 from editorial import workflow
-from glossary.models import Entry
+from glossary import publishing
+from glossary.models import Citation, Entry, Show, Source
+from tests.integrity.desk import edit_entry, edit_object
 from tests.personas import client_for
+from tests.workflow.formdata import form_data
 
 pytestmark = pytest.mark.django_db
 DEACTIVATE = "Deactivate it\ninstead"
@@ -76,3 +89,186 @@ def test_a_writers_long_list_of_versions_is_cut_short_on_the_delete_page(
     body = page.content.decode()
     assert "would require deleting the following protected related objects" in body
     assert "more</li>" in body
+
+
+RETITLED = "A title the editor wrote and nobody approved"
+
+
+def cite(entry: Entry, source: Source, writer: User) -> None:
+    """The writer cites `source` in the entry and saves (the entry form's citation row)."""
+    Citation.objects.create(entry=entry, source=source, note="Says so.", checked_on=TODAY)
+    publishing.record_edit(entry, user=writer, comment="Cited another source.")
+
+
+TODAY = datetime.date.today() - datetime.timedelta(days=1)
+
+
+def test_an_editor_cannot_publish_a_source_title_they_wrote_that_an_entry_cites_later(
+    entry_in_review: Callable[..., Entry],
+    make_source: Callable[..., Source],
+    writer: User,
+    editor: User,
+    second_editor: User,
+) -> None:
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=second_editor)
+    uncited = make_source(health=Source.Health.OK)
+    # No entry shows it, so the retitle makes no version and credits nobody.
+    edit_object(editor, "glossary_source", uncited.pk, title=RETITLED)
+    assert entry.versions.count() == 1
+    cite(entry, uncited, writer)
+    workflow.submit_for_review(entry, user=writer)
+
+    with pytest.raises(workflow.SelfApprovalRefused, match=RETITLED):
+        workflow.publish_entry(entry, user=editor)
+    page = client_for(editor).get(reverse("admin:glossary_entry_publish", args=[entry.pk]))
+    assert f"You edited “{RETITLED}”, which this change would show readers anew" in (
+        page.content.decode()
+    )
+    panel = client_for(editor).get(reverse("admin:glossary_entry_change", args=[entry.pk]))
+    assert "Review checks and publish" not in panel.content.decode()
+    assert RETITLED not in client_for(None).get(f"/glossary/{entry.slug}/").content.decode()
+
+    workflow.publish_entry(entry, user=second_editor)  # who did not write it may
+    assert RETITLED in client_for(None).get(f"/glossary/{entry.slug}/").content.decode()
+    # Readers see the record as it is now: the editor's edit is approved, and no longer
+    # keeps them from approving the writer's next change.
+    edit_entry(writer, entry, summary="A later change by the writer.")
+    workflow.submit_for_review(entry, user=writer)
+    workflow.publish_entry(entry, user=editor)
+
+
+def test_a_rollback_that_brings_back_a_source_an_editor_retitled_is_not_theirs_to_publish(
+    entry_in_review: Callable[..., Entry],
+    writer: User,
+    editor: User,
+    second_editor: User,
+    admin_user: User,
+) -> None:
+    """The fifth walk: the retitled source came back with a rollback by another editor."""
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=second_editor)
+    first = entry.versions.get(number=1)
+    (old,) = Citation.objects.filter(entry=entry)
+    source = old.source
+    Citation.objects.create(
+        entry=entry, source=Source.objects.create(url="https://docs.example/new", title="New"),
+        note="Defines it.", checked_on=TODAY,
+    )  # fmt: skip
+    old.delete()
+    publishing.record_edit(entry, user=writer, comment="Cited a better source.")
+    workflow.submit_for_review(entry, user=writer)
+    workflow.publish_entry(entry, user=second_editor)
+    # No page shows the old source now: the retitle makes no version.
+    versions = entry.versions.count()
+    edit_object(editor, "glossary_source", source.pk, title=RETITLED)
+    assert entry.versions.count() == versions
+    workflow.rollback_to(entry, first, user=second_editor)
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused, match=RETITLED):
+        workflow.publish_entry(entry, user=editor)
+    assert RETITLED not in client_for(None).get(f"/glossary/{entry.slug}/").content.decode()
+    workflow.publish_entry(entry, user=admin_user)
+
+
+def test_a_source_an_editor_added_is_theirs_until_another_editor_publishes_it(
+    entry_in_review: Callable[..., Entry], writer: User, editor: User, second_editor: User
+) -> None:
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=second_editor)
+    client = client_for(editor)
+    url = reverse("admin:glossary_source_add")
+    data = form_data(client.get(url).content.decode(), "source_form")
+    data.update(url="https://docs.example/added-by-the-editor", title=RETITLED)
+    response = client.post(url, data)
+    assert response.status_code == 302
+    cite(entry, Source.objects.get(title=RETITLED), writer)
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused, match=RETITLED):
+        workflow.publish_entry(entry, user=editor)
+    workflow.publish_entry(entry, user=second_editor)
+
+
+def test_a_schedule_by_the_editor_of_a_record_the_change_shows_is_refused(
+    entry_in_review: Callable[..., Entry],
+    make_source: Callable[..., Source],
+    writer: User,
+    editor: User,
+    second_editor: User,
+) -> None:
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=second_editor)
+    uncited = make_source(health=Source.Health.OK)
+    edit_object(editor, "glossary_source", uncited.pk, title=RETITLED)
+    cite(entry, uncited, writer)
+    workflow.submit_for_review(entry, user=writer)
+    client = client_for(editor)
+    url = reverse("admin:editorial_scheduledaction_add") + f"?entry={entry.pk}&action=publish"
+    data = form_data(client.get(url).content.decode(), "scheduledaction_form")
+    data.update(due_date="2099-01-05", due_time="09:00")
+    body = client.post(url, data).content.decode()
+    assert f"You edited “{RETITLED}”" in body
+    assert not entry.scheduled_actions.exists()
+
+
+def test_a_merged_entry_is_not_for_the_author_the_file_names_to_publish(
+    entry_in_review: Callable[..., Entry],
+    writer: User,
+    editor: User,
+    second_editor: User,
+    tmp_path: Any,
+) -> None:
+    """The walk's third break: `import_glossary --merge` added a draft with no version,
+    and publishing it saved one credited to the publisher, so the editor the file named
+    as its writer published their own text."""
+    entry = entry_in_review()
+    path = tmp_path / "export.json"
+    call_command("export_glossary", str(path), "--no-progress")
+    data = json.loads(path.read_text())
+    (row,) = data["tables"]["entries"]
+    merged_row = {**row, "id": 900, "slug": "merged-term", "term": "Merged term"}
+    merged_row.update(created_by=editor.username, updated_by=editor.username)
+    merged_row.update(live_version=None, status="draft")
+    data["tables"]["entries"].append(merged_row)  # no parts: theirs are entry 1's
+    path.write_text(json.dumps(data))
+    call_command("import_glossary", str(path), "--merge", "--no-progress", stdout=StringIO())
+    merged = Entry.objects.get(slug="merged-term")
+    assert [v.created_by for v in merged.versions.all()] == [editor]
+    workflow.submit_for_review(merged, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused):
+        workflow.publish_entry(merged, user=editor, override_reason="Cites nothing yet.")
+    workflow.publish_entry(merged, user=second_editor, override_reason="Cites nothing yet.")
+    assert entry.pk != merged.pk
+
+
+def test_a_draft_version_is_not_deleted_on_its_own(
+    entry_in_review: Callable[..., Entry], writer: User, editor: User, admin_user: User
+) -> None:
+    """The walk's second break: an admin deleted the editor's draft version, the writer
+    saved the same text again as a version of their own, and the editor published it."""
+    entry = entry_in_review()
+    edit_entry(editor, entry, body="The editor's unapproved text.")
+    draft = entry.versions.get(number=2)
+    admin = client_for(admin_user)
+    url = reverse("admin:glossary_entryversion_delete", args=[draft.pk])
+    response = admin.post(url, {"post": "yes"}, follow=True)
+    assert "is not deleted on its own: nothing was deleted" in response.content.decode()
+    listed = reverse("admin:glossary_entryversion_changelist")
+    response = admin.post(listed, {"action": "delete_selected", "_selected_action": [draft.pk]})
+    assert entry.versions.filter(pk=draft.pk).exists()
+    page = admin.get(reverse("admin:glossary_entryversion_change", args=[draft.pk]))
+    assert url not in page.content.decode()  # no delete link
+    # Deleting the whole entry still deletes its versions.
+    entry_url = reverse("admin:glossary_entry_delete", args=[entry.pk])
+    assert admin.post(entry_url, {"post": "yes"}).status_code == 302
+    assert not Entry.objects.filter(pk=entry.pk).exists()
+
+
+def test_whoever_set_a_shows_feed_url_is_kept(admin_user: User, editor: User) -> None:
+    show = Show.objects.create(name="Signals", slug="signals", feed_url_set_by=editor)
+    page = client_for(admin_user).post(
+        reverse("admin:auth_user_delete", args=[editor.pk]), {"post": "yes"}
+    )
+    assert DEACTIVATE in page.content.decode()
+    show.refresh_from_db()
+    assert show.feed_url_set_by == editor
