@@ -48,9 +48,28 @@ def share_url(link: ShareLink) -> str:
     return reverse("preview:shared", args=[make_share_token(link)])
 
 
+class NotShareable(Exception):
+    """The entry cannot be shared now; the message says why and what to do."""
+
+
 def create_share_link(entry: Entry, *, user: Any) -> ShareLink:
-    """A new link to the latest version (saved first if the working copy moved on)."""
+    """A new link to the latest version (saved first if the working copy moved on).
+
+    Not of an archived entry, nor of text withdrawn from readers and unchanged since: a
+    withdrawal stops the entry's links (workflow.revoke_share_links), and a new link made
+    by anyone who may share would have shown the withdrawn page to whoever has the link
+    (a hostile walk, 2026-12-03). A preview of the text changed since is shared as usual.
+    """
+    if entry.status == Entry.Status.ARCHIVED:
+        raise NotShareable(
+            f"“{entry.term}” is archived, so no preview link is made: restore it first."
+        )
     version = version_for_sharing(entry, user=user)
+    if version.published_at is not None and version.pk != entry.live_version_id:
+        raise NotShareable(
+            f"Version {version.number} of “{entry.term}” was withdrawn from readers and has "
+            "not changed since, so no preview link is made: change the entry first."
+        )
     now = timezone.now()
     return ShareLink.objects.create(
         entry=entry,

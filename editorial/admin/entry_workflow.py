@@ -336,7 +336,11 @@ class EntryWorkflowPages:
         self._post_only(request)
         require(request.user, Action.SHARE_PREVIEW)
         entry = self._entry(object_id)
-        link = preview.create_share_link(entry, user=acting_user(request))
+        try:
+            link = preview.create_share_link(entry, user=acting_user(request))
+        except preview.NotShareable as refused:
+            messages.error(request, str(refused))
+            return self._back(entry)
         context = {
             **self.admin_site.each_context(request),
             "opts": Entry._meta,

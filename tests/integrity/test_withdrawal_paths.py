@@ -22,6 +22,7 @@ from django.urls import reverse
 from glossary import publishing, selectors
 from glossary.models import Entry, EntryVersion, Listing
 from tests.concurrency import backends_waiting_on_a_lock, in_thread, poll
+from tests.integrity.desk import edit_entry
 from tests.personas import client_for
 
 
@@ -158,3 +159,27 @@ def test_a_rerender_and_edits_of_many_entries_at_the_same_moment_both_finish(
     assert results == {"deploy": 3, "merge": None}
     assert all(Entry.objects.get(pk=e.pk).versions.count() == 2 for e in entries)
 
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("withdrawal", ["unpublish", "archive"])
+def test_no_new_preview_link_shows_withdrawn_text(entry_in_review, editor, writer, withdrawal):
+    """A hostile walk (2026-12-03): a withdrawal stopped the entry's share links, and the
+    writer made a new one showing the withdrawn page to anyone with it."""
+    from editorial import workflow
+
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=editor)
+    if withdrawal == "unpublish":
+        workflow.unpublish_entry(entry, user=editor, comment="Withdrawn.")
+    else:
+        workflow.archive_entry(entry, user=editor, comment="Withdrawn.")
+    wanda = client_for(writer)
+    url = reverse("admin:glossary_entry_share", args=[entry.pk])
+    response = wanda.post(url, follow=True)
+    page = response.content.decode()
+    assert "no preview link is made" in page and "/preview/s/" not in page
+    assert not entry.share_links.exists()
+    if withdrawal == "unpublish":
+        # Changed since, it is a draft like any other, and its preview is shared.
+        edit_entry(writer, entry, summary="Corrected after the withdrawal.")
+        assert "/preview/s/" in wanda.post(url).content.decode()
