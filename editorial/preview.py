@@ -55,20 +55,26 @@ class NotShareable(Exception):
 def create_share_link(entry: Entry, *, user: Any) -> ShareLink:
     """A new link to the latest version (saved first if the working copy moved on).
 
-    Not of an archived entry, nor of text withdrawn from readers and unchanged since: a
-    withdrawal stops the entry's links (workflow.revoke_share_links), and a new link made
-    by anyone who may share would have shown the withdrawn page to whoever has the link
-    (a hostile walk, 2026-12-03). A preview of the text changed since is shared as usual.
+    Not of an archived entry, nor of text withdrawn from readers (unchanged since, changed
+    and changed back, or rolled back to): a withdrawal stops the entry's links
+    (workflow.revoke_share_links), and a new link made by anyone who may share showed the
+    withdrawn page to whoever had it (hostile walks, 2026-12-03). A preview of the text
+    changed since is shared as usual.
     """
     if entry.status == Entry.Status.ARCHIVED:
         raise NotShareable(
             f"“{entry.term}” is archived, so no preview link is made: restore it first."
         )
     version = version_for_sharing(entry, user=user)
-    if version.published_at is not None and version.pk != entry.live_version_id:
+    withdrawn = entry.live_version_id is None and (
+        version.published_at is not None
+        # Changed and changed back, or rolled back to: the same text is as withdrawn.
+        or entry.versions.filter(published_at__isnull=False, data=version.data).exists()
+    )
+    if withdrawn:
         raise NotShareable(
-            f"Version {version.number} of “{entry.term}” was withdrawn from readers and has "
-            "not changed since, so no preview link is made: change the entry first."
+            f"Version {version.number} of “{entry.term}” says what was withdrawn from readers, "
+            "so no preview link is made: change the entry first."
         )
     now = timezone.now()
     return ShareLink.objects.create(

@@ -192,7 +192,7 @@ def records_edited_in_change(entries: Iterable[Entry], user: Any) -> dict[int, l
     an entry that takes the record up later (a new citation, a rollback to a version
     citing it) carries it too. So `user` wrote part of an entry's change where its newest
     version names a record they added or changed (glossary.models.RecordEdit) and states
-    it otherwise than readers see it. Two queries when they edited none, four at most.
+    it otherwise than readers see it. One query when they edited none, five at most.
     """
     if user is None or not user.is_authenticated:
         return {}
@@ -212,11 +212,40 @@ def records_edited_in_change(entries: Iterable[Entry], user: Any) -> dict[int, l
         keys = records.keys_of(doc) & edited
         if keys:
             named.append((entry.pk, doc, keys))
+    if not named:
+        return {}
     anew = records.not_as_readers_see([(doc, keys) for _, doc, keys in named])
+    found = {
+        entry_id: set(names.values()) for (entry_id, _, _), names in zip(named, anew, strict=True)
+    }
+    # A transcript is no record field: a quote's check freezes a passage of it into the
+    # version (document.TranscriptCheck), so uploading one is an edit of its episode, and
+    # a passage of an episode `user` edited that readers do not see yet is theirs too.
+    episodes = {
+        entry_id: {pk for kind, pk in keys if kind == records.Kind.EPISODE}
+        for entry_id, _, keys in named
+    }
+    live = [e.live_version_id for e in entries if episodes.get(e.pk) and e.live_version_id]
+    shown: dict[int, set[str]] = {entry_id: set() for entry_id in episodes}
+    if live:
+        for entry_id, data in EntryVersion.objects.filter(pk__in=live).values_list("entry", "data"):
+            shown[entry_id] = _passages(document.load(data), None)
+    for entry_id, doc, _ in named:
+        if episodes[entry_id] and _passages(doc, episodes[entry_id]) - shown[entry_id]:
+            found[entry_id] |= {
+                f"the transcript of “{doc.facts.episodes[pk].title}”" for pk in episodes[entry_id]
+            }
+    return {entry_id: sorted(names) for entry_id, names in found.items() if names}
+
+
+def _passages(doc: document.EntryDocument, episodes: set[int] | None) -> set[str]:
+    """The transcript passages `doc`'s quotes show (of `episodes` only, if given)."""
     return {
-        entry_id: sorted(found.values())
-        for (entry_id, _, _), found in zip(named, anew, strict=True)
-        if found
+        quote.check.passage
+        for quote in doc.quotes
+        if quote.check is not None
+        and quote.check.passage
+        and (episodes is None or quote.episode in episodes)
     }
 
 

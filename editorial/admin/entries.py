@@ -149,6 +149,12 @@ class CitationInline(EntryPartInline):
         # Who confirmed each citation is shown read-only: with the rows, not a query each.
         return super().get_queryset(request).select_related("source", "checked_by")
 
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        formset = super().get_formset(request, obj, **kwargs)
+        # A source made from a pasted URL is written by whoever pasted it (RecordEdit).
+        formset.form = type(formset.form.__name__, (formset.form,), {"writer": request.user})
+        return formset
+
 
 class SeeAlsoInline(EntryPartInline):
     model = SeeAlso

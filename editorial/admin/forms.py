@@ -29,6 +29,7 @@ from glossary.models import (
     Entry,
     EntryRedirect,
     EpisodeReference,
+    PublicRecord,
     Source,
     normalise_url,
 )
@@ -151,6 +152,8 @@ class CitationForm(forms.ModelForm[Citation]):
         widget=forms.URLInput(attrs={"size": 40}),
     )
     new_title = forms.CharField(label="title for a new source", required=False, max_length=300)
+    # Who is filling the form in (CitationInline.get_formset sets it).
+    writer: Any = None
 
     class Meta:
         model = Citation
@@ -172,9 +175,15 @@ class CitationForm(forms.ModelForm[Citation]):
             else:
                 # Created now so the row's constraints validate against a saved source;
                 # if the page has other errors the new source is kept, not lost.
-                cleaned["source"], _ = Source.objects.get_or_create(
+                cleaned["source"], created = Source.objects.get_or_create(
                     url=normalise_url(url), defaults={"title": cleaned["new_title"].strip()}
                 )
+                if created:
+                    # Its title is the writer's: they are an author of any change that
+                    # shows it to readers (workflow.records_edited_in_change).
+                    publishing.note_record_edits(
+                        PublicRecord.Kind.SOURCE, [cleaned["source"].pk], user=self.writer
+                    )
         elif not cleaned.get("source") and not self.errors and self.has_changed():
             self.add_error("source", "Choose a source or paste its URL.")
         return cleaned

@@ -513,7 +513,11 @@ class TagAdmin(ReferenceAdmin):
     def _merge(self, tags: list[Tag], name: str, user: Any) -> list[Any]:
         if not can(user, Action.MANAGE_TAGS):
             raise PermissionDenied("Only editors can merge tags.")
-        target = Tag.objects.filter(name__iexact=name).first() or Tag.objects.create(name=name)
+        target = Tag.objects.filter(name__iexact=name).first()
+        if target is None:
+            target = Tag.objects.create(name=name)
+            # Its name is the editor's, wherever it goes next (workflow.records_edited_in_change).
+            publishing.note_record_edits(self.kind, [target.pk], user=user)
         entries = Entry.objects.filter(tags__in=tags).distinct()
         versions = []
         for entry in entries:

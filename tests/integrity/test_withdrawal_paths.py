@@ -180,6 +180,12 @@ def test_no_new_preview_link_shows_withdrawn_text(entry_in_review, editor, write
     assert "no preview link is made" in page and "/preview/s/" not in page
     assert not entry.share_links.exists()
     if withdrawal == "unpublish":
+        # Changed and changed back, it says what was withdrawn (the second walk).
+        withdrawn = entry.summary
+        edit_entry(writer, entry, summary=withdrawn + " X")
+        edit_entry(writer, entry, summary=withdrawn)
+        assert "no preview link is made" in wanda.post(url, follow=True).content.decode()
+        assert not entry.share_links.exists()
         # Changed since, it is a draft like any other, and its preview is shared.
         edit_entry(writer, entry, summary="Corrected after the withdrawal.")
         assert "/preview/s/" in wanda.post(url).content.decode()

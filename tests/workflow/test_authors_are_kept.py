@@ -29,7 +29,8 @@ from django.urls import reverse
 
 from editorial import workflow
 from glossary import publishing
-from glossary.models import Citation, Entry, Show, Source
+from glossary.models import Citation, Entry, Quote, Show, Source
+from glossary.transcript_imports import import_transcript
 from tests.integrity.desk import edit_entry, edit_object
 from tests.personas import client_for
 from tests.workflow.formdata import form_data
@@ -272,3 +273,95 @@ def test_whoever_set_a_shows_feed_url_is_kept(admin_user: User, editor: User) ->
     assert DEACTIVATE in page.content.decode()
     show.refresh_from_db()
     assert show.feed_url_set_by == editor
+
+
+def add_citation_row(client: Any, entry: Entry, term: str | None = None, **row: str) -> Any:
+    """Post the entry's change form with one more citation row (`row`'s fields)."""
+    url = reverse("admin:glossary_entry_change", args=[entry.pk])
+    data = form_data(client.get(url).content.decode())
+    if term is not None:
+        data["term"] = term
+    n = int(data["citations-TOTAL_FORMS"])
+    data["citations-TOTAL_FORMS"] = str(n + 1)
+    data.update({f"citations-{n}-{name}": value for name, value in row.items()})
+    return client.post(url, data)
+
+
+def test_a_source_made_by_pasting_a_url_into_a_citation_is_its_pasters(
+    entry_in_review: Callable[..., Entry], writer: User, editor: User, second_editor: User
+) -> None:
+    """The second walk's first break: the entry form made the source from a pasted URL
+    and a title, and noted no editor, even when the rest of the form was refused."""
+    planted = "https://docs.example/planted-by-the-editor"
+    mine = entry_in_review("Mine")
+    refused = add_citation_row(
+        client_for(editor), mine, term="", order="9", new_url=planted, new_title=RETITLED
+    )
+    assert refused.status_code == 200  # the term is required: nothing of the form is saved
+    assert mine.versions.count() == 1
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=second_editor)
+    saved = add_citation_row(client_for(writer), entry, order="2", new_url=planted, note="Says.")
+    assert saved.status_code == 302
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused, match=RETITLED):
+        workflow.publish_entry(entry, user=editor)
+    workflow.publish_entry(entry, user=second_editor, override_reason="Checked by hand.")
+
+
+def test_a_transcript_an_editor_uploaded_is_theirs_in_a_quote_another_entry_takes_up(
+    demo: Any, writer: User, editor: User, second_editor: User
+) -> None:
+    """The second walk's second break: a quote's check freezes the transcript around it
+    into the version, so the uploader's planted line reached readers in an entry the
+    writer saved, published by the uploader."""
+    quoted = Quote.objects.get(entry__slug="interconnect", start=1538)
+    episode = quoted.episode
+    planted = "A line the editor wrote, never said on air."
+    import_transcript(
+        episode,
+        "WEBVTT\n\n00:25:38.000 --> 00:25:44.000\n"
+        f"<v {quoted.speaker.name}>{quoted.verbatim or quoted.text}\n\n"
+        f"00:25:44.000 --> 00:25:50.000\n<v {quoted.speaker.name}>{planted}\n",
+        origin="planted.vtt",
+        user=editor,
+    )
+    other = Entry.objects.filter(live_version__isnull=False).exclude(quotes__episode=episode)[0]
+    Quote.objects.create(
+        entry=other, episode=episode, speaker=quoted.speaker, start=1538,
+        text=quoted.text, verbatim=quoted.verbatim,
+    )  # fmt: skip
+    version = publishing.record_edit(other, user=writer, comment="Quoted the episode.")
+    assert planted in str(version.data)  # the check's passage, frozen into the version
+    workflow.submit_for_review(other, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused, match="the transcript of"):
+        workflow.publish_entry(other, user=editor, override_reason="Checked by hand.")
+    workflow.publish_entry(other, user=second_editor, override_reason="Checked by hand.")
+
+
+def test_a_tag_a_merge_made_is_its_editors(
+    entry_in_review: Callable[..., Entry],
+    writer: User,
+    editor: User,
+    second_editor: User,
+) -> None:
+    from taggit.models import Tag
+
+    first, second = entry_in_review("First"), entry_in_review("Second")
+    first.tags.add("alpha")
+    second.tags.add("beta")
+    client = client_for(editor)
+    listed = reverse("admin:taggit_tag_changelist")
+    tags = list(Tag.objects.filter(name__in=["alpha", "beta"]).values_list("pk", flat=True))
+    client.post(
+        listed,
+        {"action": "merge_tags", "_selected_action": tags, "merge": "1", "name": RETITLED},
+    )
+    made = Tag.objects.get(name=RETITLED)
+    entry = entry_in_review("Third")
+    workflow.publish_entry(entry, user=second_editor)
+    entry.tags.add(made)
+    publishing.record_edit(entry, user=writer, comment="Tagged.")
+    workflow.submit_for_review(entry, user=writer)
+    with pytest.raises(workflow.SelfApprovalRefused, match=RETITLED):
+        workflow.publish_entry(entry, user=editor)
