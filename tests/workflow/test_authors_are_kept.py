@@ -85,7 +85,7 @@ def test_a_writers_long_list_of_versions_is_cut_short_on_the_delete_page(
 ) -> None:
     entry = entry_in_review()
     for n in range(25):
-        workflow.publishing.record_edit(entry, user=writer, comment=f"Edit {n}.")
+        publishing.record_edit(entry, user=writer, comment=f"Edit {n}.")
     page = client_for(admin_user).get(reverse("admin:auth_user_delete", args=[writer.pk]))
     body = page.content.decode()
     assert "would require deleting the following protected related objects" in body
