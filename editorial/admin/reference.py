@@ -74,6 +74,8 @@ class ReferenceAdmin(DeskModelAdmin[Any]):
 
     kind: str = ""
     readers_see_help = "What readers see now: the last published facts."
+    # Form fields whose saving records its own versions (an episode's transcript upload).
+    recorded_elsewhere: frozenset[str] = frozenset()
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [*super().get_readonly_fields(request, obj), "readers_see"]
@@ -100,7 +102,8 @@ class ReferenceAdmin(DeskModelAdmin[Any]):
             # of the change that first carries it to readers.
             publishing.note_record_edits(self.kind, [obj.pk], user=acting_user(request))
             return
-        if not form.has_changed() and not any(fs.has_changed() for fs in formsets):
+        changed = set(form.changed_data) - self.recorded_elsewhere
+        if not changed and not any(fs.has_changed() for fs in formsets):
             return
         what = f"{obj._meta.verbose_name.capitalize()} “{obj}” changed."
         versions = publishing.record_reference_change(
@@ -211,6 +214,10 @@ class EpisodeAdmin(ReferenceAdmin):
     Differences are listed on the episode's page, each with "Take the feed's" and
     "Keep mine"; taking is recorded like any correction here (record_reference_change).
     """
+
+    # The upload records the versions of the entries whose quotes' check it changes, and
+    # says so (save_related): "no entry's page shows it" was said of the episode too.
+    recorded_elsewhere = frozenset({"transcript_file"})
 
     kind = PublicRecord.Kind.EPISODE
     form = EpisodeForm

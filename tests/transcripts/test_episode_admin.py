@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from glossary.models import Episode, Transcript
+from glossary.models import Episode, RecordEdit, Transcript
 from glossary.transcript_imports import import_transcript
 
 VTT = b"WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ada Guest>Hello there, listeners.\n"
@@ -87,3 +87,24 @@ def test_without_a_transcript_the_page_says_quotes_cannot_be_checked(
     client.force_login(editor)
 
     assert "No transcript yet" in client.get(url(episode)).content.decode()
+
+
+def test_an_upload_alone_says_only_what_the_import_recorded(
+    client: Client, editor: User, episode: Episode
+) -> None:
+    """The second walk: the episode's own "no entry's page shows it, so no entry needed a
+    new version" was said beside the import's versions, for an episode entries quote."""
+    client.force_login(editor)
+    data = form_data(episode, VTT)
+    data["title"] = episode.title  # nothing but the transcript changes
+
+    response = client.post(url(episode), data, follow=True)
+
+    page = response.content.decode()
+    assert "Imported 1 transcript segments" in page
+    assert "no entry needed a new version" not in page
+    assert episode.pk in set(
+        RecordEdit.objects.filter(edited_by=editor, kind="episode").values_list(
+            "object_id", flat=True
+        )
+    )
