@@ -154,10 +154,16 @@ def test_rundesk_runs_web_worker_and_beat_and_ctrl_c_stops_them_all(tmp_path: Pa
 def test_rundesk_turns_scheduled_link_checks_off_unless_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for key in ("LINKCHECK_ON_SCHEDULE", "REDIS_URL", "CELERY_BROKER_URL"):
+    for key in (
+        "LINKCHECK_ON_SCHEDULE",
+        "SOURCETEXT_FETCH_ON_CONFIRM",
+        "REDIS_URL",
+        "CELERY_BROKER_URL",
+    ):
         monkeypatch.delenv(key, raising=False)
     env = child_environment(tmp_path)
     assert env["LINKCHECK_ON_SCHEDULE"] == "false"
+    assert env["SOURCETEXT_FETCH_ON_CONFIRM"] == "false"
     assert env["CELERY_BROKER_URL"] == "filesystem://"
     assert env["CELERY_TASK_ALWAYS_EAGER"] == "false"
     monkeypatch.setenv("LINKCHECK_ON_SCHEDULE", "true")
