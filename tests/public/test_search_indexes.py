@@ -262,15 +262,21 @@ def test_an_excluded_word_excludes_in_every_tier(make_entry):
     assert slugs("gadget -blue") == ["plain"]
 
 
-def test_pages_read_across_tiers_lay_them_end_to_end(client, make_entry, monkeypatch):
-    from glossary import views
-
+def publish_widgets(make_entry: Any) -> None:
+    """Seven entries saying "widget": one in its term, three in the summary, three in the
+    body, so the results lie across three tiers."""
     for n, field in enumerate(["summary", "body", "summary", "body", "summary", "body", "term"]):
         term = f"Widget {n}" if field == "term" else f"Item {n}"
         fields = {"summary": "Plain.", "body": "Plain."}
         if field != "term":
             fields[field] = "A widget."
         publish(make_entry, term, slug=f"item-{n}", **fields)
+
+
+def test_pages_read_across_tiers_lay_them_end_to_end(client, make_entry, monkeypatch):
+    from glossary import views
+
+    publish_widgets(make_entry)
     everything = slugs("widget")
     assert everything[0] == "item-6" and len(everything) == 7
     monkeypatch.setattr(views, "SEARCH_PAGE_SIZE", 2)
@@ -286,12 +292,7 @@ def test_following_next_from_the_first_page_reads_every_result_once(client, make
     """A hostile walk (2026-12-03): a page starting inside one tier and ending in a later
     one stopped early (it counted the rows read twice), so an entry was never shown and
     the page said there was no next one."""
-    for n, field in enumerate(["summary", "body", "summary", "body", "summary", "body", "term"]):
-        term = f"Widget {n}" if field == "term" else f"Item {n}"
-        fields = {"summary": "Plain.", "body": "Plain."}
-        if field != "term":
-            fields[field] = "A widget."
-        publish(make_entry, term, slug=f"item-{n}", **fields)
+    publish_widgets(make_entry)
     everything = slugs("widget")
     for size in (1, 2, 3, 4):
         url: str | None = f"/api/v1/search/?q=widget&page_size={size}"

@@ -104,20 +104,29 @@ def cite(entry: Entry, source: Source, writer: User) -> None:
 TODAY = datetime.date.today() - datetime.timedelta(days=1)
 
 
-def test_an_editor_cannot_publish_a_source_title_they_wrote_that_an_entry_cites_later(
+@pytest.fixture
+def cites_a_retitled_source(
     entry_in_review: Callable[..., Entry],
     make_source: Callable[..., Source],
     writer: User,
     editor: User,
     second_editor: User,
-) -> None:
+) -> Entry:
+    """A live entry whose writer has since cited a source the editor retitled while no
+    entry cited it (so the retitle made no version and credited nobody)."""
     entry = entry_in_review()
     workflow.publish_entry(entry, user=second_editor)
     uncited = make_source(health=Source.Health.OK)
-    # No entry shows it, so the retitle makes no version and credits nobody.
     edit_object(editor, "glossary_source", uncited.pk, title=RETITLED)
     assert entry.versions.count() == 1
     cite(entry, uncited, writer)
+    return entry
+
+
+def test_an_editor_cannot_publish_a_source_title_they_wrote_that_an_entry_cites_later(
+    cites_a_retitled_source: Entry, writer: User, editor: User, second_editor: User
+) -> None:
+    entry = cites_a_retitled_source
     workflow.submit_for_review(entry, user=writer)
 
     with pytest.raises(workflow.SelfApprovalRefused, match=RETITLED):
@@ -191,17 +200,9 @@ def test_a_source_an_editor_added_is_theirs_until_another_editor_publishes_it(
 
 
 def test_a_schedule_by_the_editor_of_a_record_the_change_shows_is_refused(
-    entry_in_review: Callable[..., Entry],
-    make_source: Callable[..., Source],
-    writer: User,
-    editor: User,
-    second_editor: User,
+    cites_a_retitled_source: Entry, writer: User, editor: User
 ) -> None:
-    entry = entry_in_review()
-    workflow.publish_entry(entry, user=second_editor)
-    uncited = make_source(health=Source.Health.OK)
-    edit_object(editor, "glossary_source", uncited.pk, title=RETITLED)
-    cite(entry, uncited, writer)
+    entry = cites_a_retitled_source
     workflow.submit_for_review(entry, user=writer)
     client = client_for(editor)
     url = reverse("admin:editorial_scheduledaction_add") + f"?entry={entry.pk}&action=publish"
