@@ -683,9 +683,12 @@ def publish_check_dates(
                 "submit it for review and publish it the usual way."
             )
         _, working = pair
-        if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and is_author_of_change(locked, user):
+        reason = authorship(locked, user)
+        if reason and not settings.WORKFLOW_ALLOW_SELF_APPROVAL:
+            # Said as the publish page says it: who changed the dates, or edited a record
+            # the entry would show readers anew.
             raise SelfApprovalRefused(
-                "You changed these check dates, so another editor has to publish them "
+                f"{reason}, so another editor has to publish these check dates "
                 "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
             )
         results = run_gates(locked, now=now)

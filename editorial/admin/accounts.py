@@ -22,8 +22,9 @@ from editorial.admin.base import DeskModelAdmin
 
 
 class DeskUserAdmin(DeskModelAdmin[User], UserAdmin[User]):
-    """Django's user admin. An account that wrote versions or took workflow steps is kept
-    (their foreign keys PROTECT it): its delete page says why and offers deactivating."""
+    """Django's user admin. An account that wrote versions, took workflow steps, edited
+    shared records or set a show's feed URL is kept (those foreign keys PROTECT it): its
+    delete page says why and offers deactivating (templates/admin/auth/user/)."""
 
     # Of what keeps an account, the delete page lists this many (a writer has thousands).
     protected_shown = 20

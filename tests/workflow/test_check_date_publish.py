@@ -61,7 +61,10 @@ def test_the_fact_checker_who_changed_them_cannot_publish_them(
 ) -> None:
     # An editor re-confirming is the "fact-checker" of this change.
     reconfirm(published, editor)
-    with pytest.raises(workflow.SelfApprovalRefused):
+    with pytest.raises(
+        workflow.SelfApprovalRefused,
+        match="You wrote part of this change, so another editor has to publish these check",
+    ):
         workflow.publish_check_dates(published, user=editor)
     workflow.publish_check_dates(published, user=second_editor)
 
