@@ -667,9 +667,7 @@ def a_to_z_page(
         "CAST(NULL AS TIMESTAMP WITH TIME ZONE) FROM letters "
         "UNION ALL SELECT * FROM (SELECT 1, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), "
         f"newest.* FROM ({_newest_sql('l.term, l.slug', 'each')}) AS newest) AS newest_listed "
-        "UNION ALL SELECT * FROM (SELECT 2, l.initial, CAST(NULL AS BIGINT), l.row_html, "
-        f"CAST(NULL AS TEXT), CAST(NULL AS TIMESTAMP WITH TIME ZONE) FROM {_FROM_LISTING} "
-        f"WHERE {between} AND {_IS_LIVE} ORDER BY {key} LIMIT %s) AS page",
+        f"UNION ALL SELECT * FROM ({_page_by_letter(between, key)}) AS page",
         [offset, offset, recent, *range_params, limit],
         keep_plan=True,
     )
@@ -678,6 +676,29 @@ def a_to_z_page(
     newest = [(term, slug, _aware(at)) for part, _, _, term, slug, at in rows if part == 1]
     page = [(int(initial), row) for part, initial, _, row, _, _ in rows if part == 2]
     return counts, newest, page
+
+
+def _page_by_letter(between: str, key: str) -> str:
+    """The A–Z index page's branch of `a_to_z_page`: its rows from the index, in order, as
+    (2, initial, NULL, row, NULL, NULL). On PostgreSQL the database joins each letter's rows
+    into one text, as `joined_a_to_z` joins a sitemap page: a page of 200 rows arrives as a
+    row or two per letter, not 200 to convert and group in the web worker. (SQLite's
+    group_concat promises no order: there each row comes as it is.)"""
+    page = (
+        f"SELECT l.row_html, {key} FROM {_FROM_LISTING} "  # noqa: S608 - constants
+        f"WHERE {between} AND {_IS_LIVE} ORDER BY {key} LIMIT %s"
+    )
+    if connection.vendor != "postgresql":
+        return (
+            "SELECT 2, initial, CAST(NULL AS BIGINT), row_html, CAST(NULL AS TEXT), "  # noqa: S608
+            f"CAST(NULL AS TIMESTAMP WITH TIME ZONE) FROM ({page}) AS rows"
+        )
+    return (
+        "SELECT 2, initial, CAST(NULL AS BIGINT), string_agg(row_html, '' "  # noqa: S608
+        "ORDER BY sort_key, term, version_id), CAST(NULL AS TEXT), "
+        f"CAST(NULL AS TIMESTAMP WITH TIME ZONE) FROM ({page}) AS rows GROUP BY initial "
+        "ORDER BY initial"
+    )
 
 
 def _aware(value: Any) -> datetime.datetime | None:

@@ -326,3 +326,20 @@ def test_the_plans_kept_statements_run_with_read_only_what_a_page_shows(client, 
             for sql, params in kept:
                 problems += _generic_plan_problems(cursor.cursor, name, sql, params)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's string_agg")
+def test_an_index_page_arrives_a_row_a_letter(client, at_size):
+    """The database joins each letter's rows of an index page: 200 rows to convert and group
+    in the web worker cost the page a fifth of its CPU (bench/README.md)."""
+    from glossary.selectors import a_to_z_page
+
+    counts, _, page = a_to_z_page(recent=5, offset=0, limit=200)
+    letters = [initial for initial, _ in page]
+    assert letters == sorted(set(letters)), letters
+    html = "".join(row for _, row in page)
+    # The page's 200 rows, joined in A–Z order.
+    assert html.count("<li>") == 200
+    first = html.index("Aoclone 00000")
+    assert first < html.index("Aoclone 00026") < html.index("Boclone 00001")
+    assert sum(counts.values()) == at_size
