@@ -10,6 +10,8 @@ from the working copy. They are written to the version's `Listing` row
 instead of validating documents and running the template engine per row:
 
 - `row_html`: its row in the A–Z index, on a tag's page and in search results;
+- for each person, episode, organisation and tag naming it, its link as their pages list
+  it (`ListingName.link`);
 - for each person, episode and organisation whose page shows part of it, that part
   with the key the page orders it by (into `ListingName.part`): a person's quotes, an
   episode's moments (quotes, references and timed disclosures), an organisation's
@@ -67,7 +69,12 @@ def render_many(items: Sequence[tuple[EntryVersion, Entry, EntryDocument, Facts]
         Listing.objects.bulk_update([row for row in rows if row.pk not in listed], list(_ROWS))
     listing.write_names(
         [
-            (version.pk, doc, {k: json.dumps(v, ensure_ascii=False) for k, v in parts.items()})
+            (
+                version.pk,
+                doc,
+                f"<li>{entry_link(doc)}</li>",
+                {k: json.dumps(v, ensure_ascii=False) for k, v in parts.items()},
+            )
             for (version, _, parts), (_, _, doc, _) in zip(rendered, items, strict=True)
         ]
     )
@@ -81,7 +88,7 @@ def render(
 ) -> tuple[dict[str, str], dict[tuple[str, int], list[Any]]]:
     """The listing's rows, and what each object's page shows of the version."""
     url = path_for("glossary:entry", doc.slug)
-    link = f'<a href="{escape(url)}">{escape(doc.term)}</a>'
+    link = entry_link(doc)
     summary = f'<span class="summary">{escape(doc.summary)}</span>' if doc.summary else ""
     rows = {
         "row_html": f"<li>{link}{summary}</li>",
@@ -90,6 +97,11 @@ def render(
         "api_row": api.entry_summary_json(doc.term, doc.slug, doc.summary),
     }
     return rows, named_parts(doc, facts, link)
+
+
+def entry_link(doc: EntryDocument) -> str:
+    """The version as a link to its page, as every list names it."""
+    return f'<a href="{escape(path_for("glossary:entry", doc.slug))}">{escape(doc.term)}</a>'
 
 
 def _moment(facts: Facts, episode_id: int, seconds: int) -> Moment:

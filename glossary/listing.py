@@ -144,26 +144,27 @@ _NAMES_PER_STATEMENT = 500
 
 
 def write_names(
-    items: Sequence[tuple[int, EntryDocument, dict[tuple[str, int], str]]],
+    items: Sequence[tuple[int, EntryDocument, str, dict[tuple[str, int], str]]],
 ) -> None:
-    """The ListingName rows of these versions (id, document, parts), each with what its
-    object's page shows (`parts`, JSON): statements that write them the first time and
-    rewrite them after, a few hundred rows each, whatever the number of versions."""
+    """The ListingName rows of these versions (id, document, link, parts), each with the
+    version's link as the objects' pages list it and what its object's page shows
+    (`parts`, JSON): statements that write them the first time and rewrite them after, a
+    few hundred rows each, whatever the number of versions."""
     rows: list[list[Any]] = []
-    for version_id, doc, parts in items:
+    for version_id, doc, link, parts in items:
         initial, sort_key = a_to_z(doc.term)
         for kind, object_id in named(doc):
             part = parts.get((kind, object_id), "")
-            rows.append([version_id, kind, object_id, initial, sort_key, doc.term, part])
+            rows.append([version_id, kind, object_id, initial, sort_key, doc.term, link, part])
     table = ListingName._meta.db_table
     for start in range(0, len(rows), _NAMES_PER_STATEMENT):
         chunk = rows[start : start + _NAMES_PER_STATEMENT]
-        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
         with connection.cursor() as cursor:
             cursor.execute(
                 f"INSERT INTO {table} (listing_id, kind, object_id, initial, sort_key, term, "  # noqa: S608
-                f"part) VALUES {values} ON CONFLICT (listing_id, kind, object_id) "
-                "DO UPDATE SET part = excluded.part",
+                f"link, part) VALUES {values} ON CONFLICT (listing_id, kind, object_id) "
+                "DO UPDATE SET link = excluded.link, part = excluded.part",
                 [value for row in chunk for value in row],
             )
 

@@ -877,6 +877,11 @@ class ListingName(models.Model):
     initial = models.PositiveSmallIntegerField()
     sort_key = models.CharField(max_length=200)
     term = models.CharField(max_length=200)
+    link = models.TextField(
+        blank=True,
+        help_text="The version as the object's page lists it, a link in a list item "
+        "(glossary.list_rows): the page reads it as it is, not the listing's term and slug.",
+    )
     part = models.TextField(
         blank=True,
         help_text="What the object's page shows of the version (JSON; glossary.list_rows): "

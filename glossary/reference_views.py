@@ -256,11 +256,8 @@ def _listed(
 
 
 def _entry_links(listed: list[tuple[Any, ...]]) -> str:
-    entry = paths_for("glossary:entry")
-    return "".join(
-        f'<li><a href="{_escape(entry(slug))}">{_escape(term)}</a></li>'
-        for term, slug, *_ in listed
-    )
+    """The page's entries, each as its name row lists it (rendered at publish)."""
+    return "".join(link for link, _ in listed)
 
 
 def _entries_section(heading: str, listed: list[tuple[Any, ...]], pager: str) -> str:
@@ -337,11 +334,11 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     show_record = named.get((Kind.SHOW, data["show"]))
     show_name = _escape(show_record.name) if show_record else ""
     style = show_record.data.get("deep_link_style", "") if show_record else ""
-    listed, pager = _listed(request, Kind.EPISODE, record.object_id, count, "l.term, l.slug", first)
+    listed, pager = _listed(request, Kind.EPISODE, record.object_id, count, "n.link", first)
     # The page's entries' moments from this episode, in timestamp order (then A–Z).
     moments = [
         (at, position, item)
-        for position, (_, _, parts) in enumerate(listed)
+        for position, (_, parts) in enumerate(listed)
         for at, item in parts or []
     ]
     moments.sort(key=lambda m: (m[0], m[1]))
@@ -452,10 +449,10 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No public page for this person.")
     record, appeared = found.record, found.episodes
     listed, pager = _listed(
-        request, Kind.PERSON, record.object_id, found.entries, "l.term, l.slug", found.first
+        request, Kind.PERSON, record.object_id, found.entries, "n.link", found.first
     )
     # Their quotes in the page's entries, newest episode first (then A–Z by entry).
-    quoted = [(key, figure) for _, _, parts in listed for key, figure in parts or []]
+    quoted = [(key, figure) for _, parts in listed for key, figure in parts or []]
     quoted.sort(key=lambda q: q[0], reverse=True)
     note = _first_episodes_note(appeared, found.total)
     # Where they worked on those episodes, read with them.
@@ -529,9 +526,9 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
                 f'<a href="{_escape(facts["path"])}">episode {number}</a></li>'
             )
     listed, pager = _listed(
-        request, Kind.ORGANISATION, org_id, found.entries, "l.term, l.slug", found.first
+        request, Kind.ORGANISATION, org_id, found.entries, "n.link", found.first
     )
-    disclosed = [item for _, _, parts in listed for item in parts or []]
+    disclosed = [item for _, parts in listed for item in parts or []]
     name = _escape(record.name)
     website = record.data.get("url", "")
     return HttpResponse(

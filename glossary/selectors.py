@@ -226,6 +226,15 @@ _IS_LIVE = (
     )
 )
 _FROM_LISTING = f"{_LISTING} l"
+# The same rule for a listing's name rows (`n`), read without their listing.
+_NAME_IS_LIVE = (
+    "TRUE"
+    if connection.vendor == "postgresql"
+    else (
+        f"EXISTS (SELECT 1 FROM {_ENTRY} e "  # noqa: S608 - constants
+        "WHERE e.live_version_id = n.listing_id LIMIT 1 OFFSET 0)"
+    )
+)
 _A_TO_Z = "initial, sort_key, term"
 # The columns a list may read (list rows are rendered at publish: glossary.list_rows).
 LISTING_COLUMNS = frozenset(
@@ -298,9 +307,13 @@ def _cursor(*, keep_plan: bool = False) -> Iterator[Any]:
         yield cursor
 
 
-def _columns(columns: str) -> str:
+# The columns an object's page may read of the name rows, without their listing.
+NAME_COLUMNS = frozenset({"n.link"})
+
+
+def _columns(columns: str, allowed: frozenset[str] = LISTING_COLUMNS) -> str:
     for column in columns.split(","):
-        if column.strip() not in LISTING_COLUMNS:
+        if column.strip() not in allowed:
             raise ValueError(f"{column.strip()!r} is not a listing column a list may read.")
     return columns
 
@@ -478,13 +491,20 @@ def listed_naming(
     """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`
     (`known`: how many name it, kept at publish), read in order from the names' index.
 
-    The last column is what the object's page shows of each (`ListingName.part`), or None.
+    `columns` are the listing's (`l.…`: each name row's listing is joined) or the name
+    rows' own (`n.link`: read from the names' index and rows alone). The last column is
+    what the object's page shows of each (`ListingName.part`), or None.
     """
+    if all(column.strip() in NAME_COLUMNS for column in columns.split(",")):
+        source, live = f"{_NAMED} n", _NAME_IS_LIVE
+    else:
+        _columns(columns)
+        source = f"{_NAMED} n JOIN {_FROM_LISTING} ON l.version_id = n.listing_id"
+        live = _IS_LIVE
     sql = (
-        f"SELECT {_columns(columns)}, n.part FROM {_NAMED} n "  # noqa: S608 - constants
-        f"JOIN {_FROM_LISTING} ON l.version_id = n.listing_id "
+        f"SELECT {columns}, n.part FROM {source} "  # noqa: S608 - constants
         "WHERE n.kind = %s AND n.object_id = %s AND {between} "
-        f"AND {_IS_LIVE} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s"
+        f"AND {live} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s"
     )
     rows = _read_page(
         _NAMES_A_TO_Z,
@@ -735,15 +755,15 @@ def _record(kind: str, row: tuple[Any, ...]) -> Record:
 
 
 # The first page of what an object's page lists, read in the statement that finds its record:
-# the live listings naming the object (`listed_naming` from its start), A–Z, as (its term,
-# its slug, what the page shows of it), numbered in that order. `{object_id}` is the
-# object's id as an uncorrelated subquery, which the planner reads once.
+# the live listings naming the object (`listed_naming` from its start), A–Z, as (its link,
+# what the page shows of it), numbered in that order, from the names' rows alone: joining
+# each to its listing for a term and slug to escape was a fifth of a person's statement.
+# `{object_id}` is the object's id as an uncorrelated subquery, which the planner reads once.
 _FIRST_NAMED = (
     "SELECT ROW_NUMBER() OVER (ORDER BY initial, sort_key, term, listing_id) AS ord, "  # noqa: S608
-    f"term, slug, part FROM (SELECT n.initial, n.sort_key, n.term, n.listing_id, l.slug, "
-    f"n.part FROM {_NAMED} n JOIN {_FROM_LISTING} ON l.version_id = n.listing_id "
-    "WHERE n.kind = %s AND n.object_id = {object_id} "
-    f"AND {_IS_LIVE} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s) AS listed"
+    f"link, part FROM (SELECT n.initial, n.sort_key, n.term, n.listing_id, n.link, n.part "
+    f"FROM {_NAMED} n WHERE n.kind = %s AND n.object_id = {{object_id}} "
+    f"AND {_NAME_IS_LIVE} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s) AS listed"
 )
 
 
@@ -836,7 +856,7 @@ def public_record_listing(
     kind: str, slug: str, first: int
 ) -> tuple[Record, int, list[Any], dict[tuple[str, int], Record]] | None:
     """`public_record_at`, the first `first` live listings naming its object (as
-    `listed_naming(kind, its id, "l.term, l.slug", limit=first)`) and the records its
+    `listed_naming(kind, its id, "n.link", limit=first)`) and the records its
     record names (`_NAMED_BESIDE`, (kind, id) -> record), in one statement: an episode's
     page."""
     rows = _fetch(
@@ -846,7 +866,7 @@ def public_record_listing(
         f"CAST(data AS TEXT) AS data, (SELECT c.live FROM {ListingCount._meta.db_table} c "
         "WHERE c.kind = found.kind AND c.object_id = found.object_id) AS named, "
         "kind FROM found "
-        "UNION ALL SELECT 1, ord, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), slug, term, "
+        "UNION ALL SELECT 1, ord, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), '', link, "
         "part, CAST(NULL AS BIGINT), '' FROM "
         f"({_FIRST_NAMED.format(object_id='(SELECT object_id FROM found)')}) AS first_page "
         # The named records, with their kind.
@@ -866,7 +886,7 @@ def public_record_listing(
         rows[1:], decoded, strict=True
     ):
         if part == 1:
-            listed.append((name, slug, value))
+            listed.append((name, value))
         else:
             named[(named_kind, int(object_id))] = Record(
                 named_kind, int(object_id), slug, name, value
@@ -940,7 +960,7 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
         # (Typed NULLs: in a subquery an untyped one is text, which a union cannot match.)
         "UNION ALL SELECT 1, record_id, CAST(NULL AS BIGINT), '', '', CAST(facts AS TEXT), "
         "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), sort_key FROM shown "
-        "UNION ALL SELECT 2, ord, CAST(NULL AS BIGINT), slug, term, part, CAST(NULL AS BIGINT), "
+        "UNION ALL SELECT 2, ord, CAST(NULL AS BIGINT), '', link, part, CAST(NULL AS BIGINT), "
         f"CAST(NULL AS BIGINT), '' FROM ({_FIRST_NAMED.format(object_id=object_id)}) AS first_page "
         # The named records, their kind where the others keep their sort key.
         "UNION ALL SELECT 3, id, object_id, slug, name, data, CAST(NULL AS BIGINT), "
@@ -961,7 +981,7 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
         if part == 1:
             episodes.append(value)
         elif part == 2:
-            listed.append((name, slug, value))
+            listed.append((name, value))
         else:
             key = (named_kind, int(object_id))
             named[key] = Record(named_kind, int(object_id), slug, name, value)

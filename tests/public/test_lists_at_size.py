@@ -120,6 +120,7 @@ def at_size(make_entry: Any, named: dict[str, Any], no_page_cache: Any) -> int:
                 initial=row.initial,
                 sort_key=row.sort_key,
                 term=row.term,
+                link=name.link.replace("widget", row.slug).replace("Widget", row.term),
                 part=name.part,
             )
             for row in listings
@@ -343,3 +344,27 @@ def test_an_index_page_arrives_a_row_a_letter(client, at_size):
     first = html.index("Aoclone 00000")
     assert first < html.index("Aoclone 00026") < html.index("Boclone 00001")
     assert sum(counts.values()) == at_size
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_an_objects_page_lists_its_entries_without_reading_their_listings(client, at_size):
+    """A person's, episode's or organisation's entries come as their name rows list them
+    (`ListingName.link`), not joined to each listing for a term and slug to escape."""
+    statements: list[tuple[str, Any]] = []
+
+    def keep(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        statements.append((sql, params))
+        return execute(sql, params, many, context)
+
+    for name in ("person", "person-page-2", "episode", "organisation"):
+        path, _ = PAGES[name]
+        statements.clear()
+        with connection.execute_wrapper(keep):
+            page = client.get(path).content.decode()
+        assert re.search(r'<li><a href="/glossary/copy-(\d+)/">[A-Z]oclone \1</a></li>', page), name
+        with connection.cursor() as cursor:
+            for sql, params in statements:
+                cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+                (plan,) = cursor.fetchone()[0]
+                read = {node.get("Relation Name") for node in _nodes(plan["Plan"])}
+                assert Listing._meta.db_table not in read, (name, sql[:200])
