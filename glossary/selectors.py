@@ -455,23 +455,23 @@ def listed_a_to_z(columns: str, *, offset: int = 0, limit: int) -> list[tuple[An
 
 
 def joined_a_to_z(column: str, *, offset: int = 0, limit: int) -> str | None:
-    """`listed_a_to_z`'s page of one column as one text, its rows joined in the same order,
-    or None when the page has no row. On PostgreSQL the database joins them: a sitemap page
-    of 500 addresses arrives as one value instead of 500 rows to convert and join in the
-    web worker (0.42 against 0.22 ms of its CPU a page at 10,000 entries, bench/README.md).
+    """`listed_a_to_z`'s page of one column as one text, or None when the page has no row:
+    a sitemap page's addresses. On PostgreSQL the database joins them: a sitemap page of 500
+    addresses arrives as one value instead of 500 rows to convert and join in the web worker
+    (0.42 against 0.22 ms of its CPU a page at 10,000 entries, bench/README.md).
+
+    The rows are joined as the page reads them, which is A–Z (its plan reads them from the
+    index, or sorts them, under its LIMIT), but the aggregate is not asked to sort them
+    again: PostgreSQL 15 sorts an aggregate's input for an ORDER BY of its own even when it
+    arrives sorted, a third of a sitemap page's database time at 10,000 entries
+    (bench/README.md). A sitemap's addresses need no order; SQL promises none here.
     """
     if connection.vendor != "postgresql":
-        # SQLite's group_concat promises no order: the rows are joined here.
         rows = listed_a_to_z(column, offset=offset, limit=limit)
         return "".join(value for (value,) in rows) if rows else None
-    page, params = _a_to_z_page(
-        f"{_columns(column)} AS shown, l.initial AS k1, l.sort_key AS k2, l.term AS k3, "
-        "l.version_id AS k4",
-        offset=offset,
-        limit=limit,
-    )
+    page, params = _a_to_z_page(f"{_columns(column)} AS shown", offset=offset, limit=limit)
     (found,) = _fetch(
-        f"SELECT string_agg(shown, '' ORDER BY k1, k2, k3, k4) FROM ({page}) AS page",  # noqa: S608 - constants
+        f"SELECT string_agg(shown, '') FROM ({page}) AS page",  # noqa: S608 - constants
         params,
         keep_plan=True,
     )
@@ -701,9 +701,10 @@ def a_to_z_page(
 def _page_by_letter(between: str, key: str) -> str:
     """The A–Z index page's branch of `a_to_z_page`: its rows from the index, in order, as
     (2, initial, NULL, row, NULL, NULL). On PostgreSQL the database joins each letter's rows
-    into one text, as `joined_a_to_z` joins a sitemap page: a page of 200 rows arrives as a
-    row or two per letter, not 200 to convert and group in the web worker. (SQLite's
-    group_concat promises no order: there each row comes as it is.)"""
+    into one text, as `joined_a_to_z` joins a sitemap page's: a page of 200 rows arrives as a
+    row or two per letter, not 200 to convert and group in the web worker. Readers read this
+    order, so unlike a sitemap's it is asked of the aggregate. (SQLite's group_concat
+    promises no order: there each row comes as it is.)"""
     page = (
         f"SELECT l.row_html, {key} FROM {_FROM_LISTING} "  # noqa: S608 - constants
         f"WHERE {between} AND {_IS_LIVE} ORDER BY {key} LIMIT %s"

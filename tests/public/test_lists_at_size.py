@@ -368,3 +368,15 @@ def test_an_objects_page_lists_its_entries_without_reading_their_listings(client
                 (plan,) = cursor.fetchone()[0]
                 read = {node.get("Relation Name") for node in _nodes(plan["Plan"])}
                 assert Listing._meta.db_table not in read, (name, sql[:200])
+
+
+def test_a_sitemap_page_at_size_holds_its_page_of_the_a_to_z_list(client, at_size):
+    """Page 2 of the entries' sitemap is the A–Z list's second 500, each once (the database
+    joins them as it reads them: selectors.joined_a_to_z)."""
+    from glossary.selectors import listed_a_to_z
+
+    body = client.get("/sitemap-entries.xml?p=2").content.decode()
+    shown = re.findall(r"<loc>[^<]*/glossary/([^/<]+)/</loc>", body)
+    expected = [slug for (slug,) in listed_a_to_z("l.slug", offset=500, limit=500)]
+    assert len(expected) == 500
+    assert shown == expected
