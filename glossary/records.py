@@ -9,7 +9,8 @@ readers see come from published documents, never from the tables:
   of the **most recently published** version that names it: a live one, or, for the
   kinds in STANDING, the one the record already holds if that was published later (a
   correction published with an entry stands when that entry is withdrawn or deleted;
-  only a later publish changes it);
+  only a later publish changes it), except for what FOLLOWING_LIVE names: an episode's
+  guests and sponsors are always the newest live version's;
 - `refresh(keys)` recomputes the records of those objects after a version goes
   live or is withdrawn, deleting those no live version names any more;
 - `approved_facts(doc)` is what a live page renders with: the records' facts for
@@ -149,11 +150,17 @@ def _newest_published(
 
 
 # The kinds whose records stand (`_later_than_live`): each holds the object's own facts
-# only (a name, an address, a link). An episode's record also says who appeared on it
-# and who sponsored it, links to other records that follow the live versions: kept after
-# the entry that published them is withdrawn, a guest that entry added, hidden once his
-# own record went, came back on the episode page when another entry named him.
-STANDING = frozenset({Kind.SHOW, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE, Kind.TAG})
+# (a name, an address, a link, an episode's title and dates). An episode's record also
+# says who appeared on it and who sponsored it (`FOLLOWING_LIVE`), links to other records
+# that follow the live versions even when its own facts stand: kept after the entry that
+# published them is withdrawn, a guest that entry added, hidden once his own record went,
+# came back on the episode page when another entry named him. (Its own facts followed
+# the live versions too, until a hostile walk saw a corrected title go back to the one
+# it replaced when the entry carrying the correction was withdrawn.)
+STANDING = frozenset(
+    {Kind.SHOW, Kind.EPISODE, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE, Kind.TAG}
+)
+FOLLOWING_LIVE: dict[str, tuple[str, ...]] = {Kind.EPISODE: ("appearances", "sponsors")}
 
 
 def _later_than_live(
@@ -244,7 +251,7 @@ def refresh(
     changed: set[Key] = set()
     created: list[PublicRecord] = []
     updated: list[PublicRecord] = []
-    moved: dict[tuple[int, Any], list[int]] = defaultdict(list)
+    moved: dict[tuple[int | None, Any], list[int]] = defaultdict(list)
     gone: list[int] = []
     for kind, ids in by_kind.items():
         for object_id in ids:
@@ -255,10 +262,22 @@ def refresh(
                     gone.append(record.pk)
                     changed.add(key)
                 continue
-            if key in kept:
+            if key in kept and kind not in FOLLOWING_LIVE:
                 continue
-            version_id, published_at = newest[kind][object_id]
-            fields = _record(kind, object_id, docs[version_id])
+            newest_id, published_at = newest[kind][object_id]
+            links_from = docs[pointed[key][0] if key in pointed else newest_id]
+            version_id: int | None = newest_id
+            if key in kept and record is not None:
+                # Its own facts as they stand, their version gone with its entry: only its
+                # links (below) follow the newest live version.
+                fields = _stored(record)
+                version_id, published_at = record.version_id, record.published_at
+            else:
+                fields = _record(kind, object_id, docs[newest_id])
+            if kind in FOLLOWING_LIVE:
+                stated = _record(kind, object_id, links_from)["data"]
+                for name in FOLLOWING_LIVE[kind]:
+                    fields["data"][name] = stated[name]
             if record is None:
                 created.append(
                     PublicRecord(
@@ -301,6 +320,16 @@ def refresh(
     # change alone (a show renamed): every episode record written is linked again.
     refresh_links(changed | {(r.kind, r.object_id) for r in updated})
     return changed
+
+
+def _stored(record: PublicRecord) -> dict[str, Any]:
+    """A record's fields as `_record` gives them, read from the record itself."""
+    return {
+        "slug": record.slug,
+        "name": record.name,
+        "sort_key": record.sort_key,
+        "data": dict(record.data),
+    }
 
 
 def links_of(data: dict[str, Any]) -> set[tuple[str, int]]:

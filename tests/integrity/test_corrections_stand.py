@@ -8,7 +8,8 @@ every entry page quoting them; the same for a tag's name. And a tag renamed and
 published with one entry stayed under its old name on the others. A second walk then
 showed what must not stand: an episode's guests (a guest added with an entry since
 withdrawn came back when another entry named him), and a record an edited export
-claims.
+claims. A third showed an episode's own facts must: its corrected title went back to the
+one it replaced.
 """
 
 from __future__ import annotations
@@ -169,6 +170,82 @@ def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(cl
         body = client.get(url).content.decode()
         assert "Chief Officer" not in body, url
     assert "Zed Zebra" not in client.get("/episodes/demo-show/3/44/").content.decode()
+
+
+RETITLED = "Scale Across, retitled"
+# Every public address that names episode 44 by its title once both entries name it.
+SHOWING_44 = [
+    "/episodes/",
+    "/episodes/demo-show/3/44/",
+    "/glossary/scale-out-network/",
+    "/api/v1/episodes/",
+    "/people/jeetu-patel/",
+]
+
+
+@pytest.fixture
+def retitled(client, demo, writer, editor):
+    """Two live entries name episode 44; a writer corrects its title and adds a guest, and
+    an editor publishes both with one of them (Interconnect), the other still live as
+    published before."""
+    episode = Episode.objects.get(number=44)
+    old = episode.title
+    other = Entry.objects.get(slug="scale-out-network")
+    patel = Person.objects.get(slug="jeetu-patel")
+    other.quotes.create(episode=episode, speaker=patel, start=1540, text="Scale across.")
+    publishing.publish(other, user=editor)
+    zed = Person.objects.create(name="Zed Zebra", slug="zed-zebra")
+    Appearance.objects.create(episode=episode, person=zed, role="guest", title="Chief Officer")
+    edit_object(writer, "glossary_episode", episode.pk, title=RETITLED)
+    publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
+    for url in SHOWING_44:
+        body = client.get(url).content.decode()
+        assert RETITLED in body and old not in body, url
+    assert "Zed Zebra" in client.get("/episodes/demo-show/3/44/").content.decode()
+    return old
+
+
+def _assert_the_title_stands_without_the_guest(client, old: str) -> None:
+    for url in SHOWING_44:
+        body = client.get(url).content.decode()
+        assert RETITLED in body, url
+        assert old not in body, url
+    page = client.get("/episodes/demo-show/3/44/").content.decode()
+    assert "Zed Zebra" not in page and "Chief Officer" not in page
+    assert client.get("/people/zed-zebra/").status_code == 404
+
+
+def test_an_episode_title_correction_stands_when_its_entry_is_unpublished(client, retitled, editor):
+    """Found by a hostile walk: a corrected title went back to the one it replaced on the
+    episode's page, every list of episodes and the other entry's page when the entry that
+    carried the correction was withdrawn. Its guests still follow the live versions."""
+    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    _assert_the_title_stands_without_the_guest(client, retitled)
+    publishing.rerender_all()
+    _assert_the_title_stands_without_the_guest(client, retitled)
+
+
+def test_an_episode_title_correction_stands_when_its_entry_is_deleted(client, retitled, admin_user):
+    interconnect = Entry.objects.get(slug="interconnect")
+    carrier = interconnect.live_version
+    workflow.delete_entry(interconnect, user=admin_user)
+    episode = Episode.objects.get(number=44)
+    record = PublicRecord.objects.get(kind="episode", object_id=episode.pk)
+    assert record.version_id is None and record.name == RETITLED
+    assert carrier is not None and record.published_at == carrier.published_at
+    _assert_the_title_stands_without_the_guest(client, retitled)
+    publishing.rerender_all()
+    _assert_the_title_stands_without_the_guest(client, retitled)
+
+
+def test_a_later_publish_still_retitles_an_episode(client, retitled, writer, editor):
+    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    episode = Episode.objects.get(number=44)
+    edit_object(writer, "glossary_episode", episode.pk, title="Scale Across, again")
+    publish(Entry.objects.get(slug="scale-out-network"), writer=writer, editor=editor)
+    for url in SHOWING_44:
+        body = client.get(url).content.decode()
+        assert "Scale Across, again" in body and RETITLED not in body, url
 
 
 def test_an_import_believes_no_record_its_versions_do_not_state(
