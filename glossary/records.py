@@ -10,7 +10,7 @@ readers see come from published documents, never from the tables:
   kinds in STANDING, the one the record already holds if that was published later (a
   correction published with an entry stands when that entry is withdrawn or deleted;
   only a later publish changes it), except for what FOLLOWING_LIVE names: an episode's
-  guests and sponsors are always the newest live version's;
+  address, guests and sponsors are always the newest live version's;
 - `refresh(keys)` recomputes the records of those objects after a version goes
   live or is withdrawn, deleting those no live version names any more;
 - `approved_facts(doc)` is what a live page renders with: the records' facts for
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
 from django.db.models import Q
@@ -150,17 +150,33 @@ def _newest_published(
 
 
 # The kinds whose records stand (`_later_than_live`): each holds the object's own facts
-# (a name, an address, a link, an episode's title and dates). An episode's record also
-# says who appeared on it and who sponsored it (`FOLLOWING_LIVE`), links to other records
-# that follow the live versions even when its own facts stand: kept after the entry that
-# published them is withdrawn, a guest that entry added, hidden once his own record went,
-# came back on the episode page when another entry named him. (Its own facts followed
-# the live versions too, until a hostile walk saw a corrected title go back to the one
-# it replaced when the entry carrying the correction was withdrawn.)
+# (a name, an address, a link; an episode's title, dates and links to listen). An
+# episode's record also holds facts that follow the live versions even when its own
+# stand (`FOLLOWING_LIVE`): who appeared on it and who sponsored it, links to other
+# records (kept after the entry that published them was withdrawn, a guest that entry
+# added, hidden once his own record went, came back on the episode page when another
+# entry named him), and its address: its show, season and number, with the record's
+# slug and place in lists. An address that stood pointed at a show whose record had
+# gone, and withdrawing an entry failed rendering the pages left (a hostile walk); the
+# desk's episodes may also take an address that stood. (Its title followed the live
+# versions too, until a walk saw a corrected title go back to the one it replaced when
+# the entry carrying the correction was withdrawn.)
 STANDING = frozenset(
     {Kind.SHOW, Kind.EPISODE, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE, Kind.TAG}
 )
-FOLLOWING_LIVE: dict[str, tuple[str, ...]] = {Kind.EPISODE: ("appearances", "sponsors")}
+
+
+class _Following(NamedTuple):
+    fields: tuple[str, ...]
+    data: tuple[str, ...]
+
+
+FOLLOWING_LIVE = {
+    Kind.EPISODE.value: _Following(
+        fields=("slug", "sort_key"),
+        data=("show", "season", "number", "appearances", "sponsors"),
+    )
+}
 
 
 def _later_than_live(
@@ -265,19 +281,22 @@ def refresh(
             if key in kept and kind not in FOLLOWING_LIVE:
                 continue
             newest_id, published_at = newest[kind][object_id]
-            links_from = docs[pointed[key][0] if key in pointed else newest_id]
+            stating = docs[pointed[key][0] if key in pointed else newest_id]
             version_id: int | None = newest_id
             if key in kept and record is not None:
-                # Its own facts as they stand, their version gone with its entry: only its
-                # links (below) follow the newest live version.
+                # Its own facts as they stand, their version gone with its entry; what
+                # FOLLOWING_LIVE names (below) follows the newest live version.
                 fields = _stored(record)
                 version_id, published_at = record.version_id, record.published_at
             else:
                 fields = _record(kind, object_id, docs[newest_id])
             if kind in FOLLOWING_LIVE:
-                stated = _record(kind, object_id, links_from)["data"]
-                for name in FOLLOWING_LIVE[kind]:
-                    fields["data"][name] = stated[name]
+                stated = _record(kind, object_id, stating)
+                following = FOLLOWING_LIVE[kind]
+                for name in following.fields:
+                    fields[name] = stated[name]
+                for name in following.data:
+                    fields["data"][name] = stated["data"][name]
             if record is None:
                 created.append(
                     PublicRecord(

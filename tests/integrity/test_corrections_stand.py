@@ -25,7 +25,7 @@ from taggit.models import Tag
 
 from editorial import workflow
 from glossary import publishing
-from glossary.models import Appearance, Entry, Episode, Person, PublicRecord
+from glossary.models import Appearance, Entry, Episode, Person, PublicRecord, Show
 from glossary.publishing import save_version
 from tests.exchange.test_import_errors import empty_content, run_import, write
 from tests.integrity.desk import edit_object, publish
@@ -246,6 +246,69 @@ def test_a_later_publish_still_retitles_an_episode(client, retitled, writer, edi
     for url in SHOWING_44:
         body = client.get(url).content.decode()
         assert "Scale Across, again" in body and RETITLED not in body, url
+
+
+@pytest.mark.parametrize("withdrawn_first", [False, True])
+def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdrawal(
+    client, demo, writer, editor, withdrawn_first
+):
+    """A hostile walk: an episode moved to a new show, published so with one entry, then
+    moved back on the desk with nothing published. Withdrawing that entry (and `rerender`,
+    which every deploy runs) failed rendering the pages left, and the desk's move
+    changed what readers saw. An episode's address follows the live versions."""
+    episode = Episode.objects.get(number=28)
+    home = episode.show
+    patel = Person.objects.get(slug="jeetu-patel")
+    for slug in ("scale-out-network", "interconnect"):
+        entry = Entry.objects.get(slug=slug)
+        entry.quotes.create(episode=episode, speaker=patel, start=60, text="Twenty-eight.")
+    publishing.publish(Entry.objects.get(slug="scale-out-network"), user=editor)
+    other = Show.objects.create(name="Other Show", slug="other-show")
+    edit_object(writer, "glossary_episode", episode.pk, show=str(other.pk))
+    publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
+    assert client.get("/episodes/other-show/2/28/").status_code == 200
+
+    def move_back() -> None:
+        edit_object(writer, "glossary_episode", episode.pk, show=str(home.pk))
+
+    if not withdrawn_first:
+        move_back()
+    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    if withdrawn_first:
+        move_back()
+    publishing.rerender_all()
+    # What the live entry states: the episode in its own show, at its own address.
+    assert client.get(f"/episodes/{home.slug}/2/28/").status_code == 200
+    assert client.get("/episodes/other-show/2/28/").status_code == 404
+    page = client.get("/glossary/scale-out-network/")
+    assert page.status_code == 200 and home.name in page.content.decode()
+
+
+def test_a_renumbered_episode_gives_its_address_back_with_the_entry_that_carried_it(
+    client, demo, writer, editor, admin_user
+):
+    """A hostile walk: episode 28 renumbered 29 and published with one entry, that entry
+    deleted; the desk numbered it 28 again and made a new episode 29. Its address had
+    stood at 29, and two episodes shared /episodes/demo-show/2/29/."""
+    episode = Episode.objects.get(number=28)
+    patel = Person.objects.get(slug="jeetu-patel")
+    for slug in ("scale-out-network", "interconnect"):
+        entry = Entry.objects.get(slug=slug)
+        entry.quotes.create(episode=episode, speaker=patel, start=60, text="Twenty-eight.")
+    publishing.publish(Entry.objects.get(slug="scale-out-network"), user=editor)
+    edit_object(writer, "glossary_episode", episode.pk, number="29", title=RETITLED)
+    publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
+    workflow.delete_entry(Entry.objects.get(slug="interconnect"), user=admin_user)
+    # Its title stands; its address is the live entry's.
+    assert RETITLED in client.get("/episodes/demo-show/2/28/").content.decode()
+    edit_object(writer, "glossary_episode", episode.pk, number="28")
+    new = Episode.objects.create(show=episode.show, season=2, number=29, title="Brand New")
+    gpu = Entry.objects.get(slug="gpu")
+    gpu.quotes.create(episode=new, speaker=patel, start=30, text="New.")
+    publishing.publish(gpu, user=editor)
+    assert "Brand New" in client.get("/episodes/demo-show/2/29/").content.decode()
+    assert RETITLED in client.get("/episodes/demo-show/2/28/").content.decode()
+    assert PublicRecord.objects.filter(kind="episode", slug="demo-show/2/29").count() == 1
 
 
 def test_an_import_believes_no_record_its_versions_do_not_state(
