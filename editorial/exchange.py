@@ -190,6 +190,14 @@ def _through_columns(f: models.ManyToManyField[Any, Any]) -> tuple[Any, str, str
     return through, source, target
 
 
+def _shows_named(data: Any, known: set[Any]) -> list[int]:
+    """The ids of the shows a version's document names, of those in `known`."""
+    shows = data.get("shows", []) if isinstance(data, dict) else []
+    return sorted(
+        {s["id"] for s in shows if isinstance(s, dict) and s.get("id") in known},
+    )
+
+
 def _related_table(f: models.Field[Any, Any]) -> str:
     """The table a foreign key points into: a table name, "users" or "content_types"."""
     related = f.related_model
@@ -494,6 +502,10 @@ def check_export(data: dict[str, Any], progress: Progress | None = None) -> Chec
                 at = f"{where}.{m.name}"
                 targets = row.get(m.name, [])
                 target_table = _related_table(m)
+                if table.model is EntryVersion and m.name == "shows" and m.name not in row:
+                    # A file written before versions named their shows: as the document
+                    # names them (the shows the file holds).
+                    targets = _shows_named(row.get("data"), ids[target_table])
                 if not isinstance(targets, list):
                     raise ExchangeError("expected a list of ids", at)
                 for j, target in enumerate(targets):

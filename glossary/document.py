@@ -292,6 +292,7 @@ class Facts:
 class Refs:
     """The ids of every row a document names: the version's public cross-reference indexes."""
 
+    shows: set[int]
     episodes: set[int]
     people: set[int]
     organisations: set[int]
@@ -302,6 +303,7 @@ class Refs:
 
 def referenced(doc: EntryDocument) -> Refs:
     return Refs(
+        shows={s.id for s in doc.shows},
         episodes={e.id for e in doc.episodes},
         people={p.id for p in doc.people},
         organisations={o.id for o in doc.organisations},

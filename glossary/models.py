@@ -651,7 +651,10 @@ class EntryVersion(models.Model):
     )
     comment = models.TextField(blank=True)
     # Public cross-references, filled from the snapshot so episode, person,
-    # organisation and tag pages can find live versions with one indexed join.
+    # organisation and tag pages can find live versions with one indexed join. A show is
+    # named by the snapshot too, never through the desk's episodes, whose show a writer
+    # may change with nothing published.
+    shows = models.ManyToManyField(Show, blank=True, related_name="entry_versions")
     episodes = models.ManyToManyField(Episode, blank=True, related_name="entry_versions")
     people = models.ManyToManyField(Person, blank=True, related_name="entry_versions")
     organisations = models.ManyToManyField(Organisation, blank=True, related_name="entry_versions")

@@ -101,6 +101,7 @@ def save_versions(
 
 # The version's cross-reference indexes (many-to-many fields) and what fills each.
 _INDEXES: dict[str, Callable[[document.Refs], set[int]]] = {
+    "shows": lambda refs: refs.shows,
     "episodes": lambda refs: refs.episodes,
     "people": lambda refs: refs.people,
     "organisations": lambda refs: refs.organisations,

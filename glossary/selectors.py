@@ -132,8 +132,10 @@ _INDEX: dict[str, str] = {
     PublicRecord.Kind.ORGANISATION: "organisations",
     PublicRecord.Kind.SOURCE: "sources",
     PublicRecord.Kind.TAG: "tags",
-    # A show is named through the episodes of it a version draws on.
-    PublicRecord.Kind.SHOW: "episodes__show",
+    # A show as the version's document names it, never through the desk's episodes: a
+    # writer moving an episode to another show, with nothing published, made withdrawals
+    # and `rerender` fail and took a show's record from readers (a hostile walk).
+    PublicRecord.Kind.SHOW: "shows",
 }
 
 
