@@ -143,16 +143,23 @@ def test_a_tag_rename_reaches_every_live_entry_and_stands_when_its_entry_is_with
         assert RENAMED in page and ">ai-infrastructure<" not in page, slug
 
 
-def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(client, demo, editor):
-    """An episode's record follows its live versions: who appeared on it is a link to
-    other records, not a fact of its own that stands."""
-    episode = Episode.objects.get(number=44)
+def _a_second_entry_and_a_new_guest(episode: Episode, editor: User) -> Person:
+    """Scale-out network quotes Patel on `episode` and is published; Zed Zebra is made a
+    guest of it on the desk, with nothing published."""
     other = Entry.objects.get(slug="scale-out-network")
     patel = Person.objects.get(slug="jeetu-patel")
     other.quotes.create(episode=episode, speaker=patel, start=1540, text="Scale across.")
     publishing.publish(other, user=editor)
     zed = Person.objects.create(name="Zed Zebra", slug="zed-zebra")
     Appearance.objects.create(episode=episode, person=zed, role="guest", title="Chief Officer")
+    return zed
+
+
+def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(client, demo, editor):
+    """An episode's record follows its live versions: who appeared on it is a link to
+    other records, not a fact of its own that stands."""
+    episode = Episode.objects.get(number=44)
+    zed = _a_second_entry_and_a_new_guest(episode, editor)
     interconnect = Entry.objects.get(slug="interconnect")
     publishing.publish(interconnect, user=editor)
     assert "Zed Zebra" in client.get("/episodes/demo-show/3/44/").content.decode()
@@ -190,12 +197,7 @@ def retitled(client, demo, writer, editor):
     published before."""
     episode = Episode.objects.get(number=44)
     old = episode.title
-    other = Entry.objects.get(slug="scale-out-network")
-    patel = Person.objects.get(slug="jeetu-patel")
-    other.quotes.create(episode=episode, speaker=patel, start=1540, text="Scale across.")
-    publishing.publish(other, user=editor)
-    zed = Person.objects.create(name="Zed Zebra", slug="zed-zebra")
-    Appearance.objects.create(episode=episode, person=zed, role="guest", title="Chief Officer")
+    _a_second_entry_and_a_new_guest(episode, editor)
     edit_object(writer, "glossary_episode", episode.pk, title=RETITLED)
     publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
     for url in SHOWING_44:
