@@ -313,9 +313,9 @@ def _cursor(*, keep_plan: bool = False) -> Iterator[Any]:
 NAME_COLUMNS = frozenset({"n.link"})
 
 
-def _columns(columns: str, allowed: frozenset[str] = LISTING_COLUMNS) -> str:
+def _columns(columns: str) -> str:
     for column in columns.split(","):
-        if column.strip() not in allowed:
+        if column.strip() not in LISTING_COLUMNS:
             raise ValueError(f"{column.strip()!r} is not a listing column a list may read.")
     return columns
 
@@ -465,7 +465,7 @@ def joined_a_to_z(column: str, *, offset: int = 0, limit: int) -> str | None:
     The rows are joined as the page reads them, which is A–Z (its plan reads them from the
     index, or sorts them, under its LIMIT), but the aggregate is not asked to sort them
     again: PostgreSQL 15 sorts an aggregate's input for an ORDER BY of its own even when it
-    arrives sorted, a third of a sitemap page's database time at 10,000 entries
+    arrives sorted, about a fifth of a sitemap page's database time at 10,000 entries
     (bench/README.md). A sitemap's addresses need no order; SQL promises none here.
     """
     if connection.vendor != "postgresql":
