@@ -137,6 +137,7 @@ NOT_EXPORTED = {
     "glossary.ListingName": "rebuilt with the listing on import",
     "glossary.ListingCount": "recounted with the listing on import",
     "glossary.EntryName": "each entry's names, written again from its term and aliases on import",
+    "glossary.StoredPage": "episodes', people's and organisations' first pages, stored again",
 }
 
 USER_FIELDS = [

@@ -56,6 +56,7 @@ from glossary.models import (
     Source,
     Sponsorship,
 )
+from glossary.reference_views import storing_once
 
 # Who the generated work is credited to: a writer saves and submits, a fact-checker
 # has confirmed the citations, an editor (not the writer) publishes.
@@ -449,13 +450,15 @@ def generate(
         # the last moment's commits of a synthetic glossary, never its consistency.
         with connection.cursor() as cursor:
             cursor.execute("SET synchronous_commit TO OFF")
-    for start in range(0, len(made), PUBLISH_BATCH):
-        batch = made[start : start + PUBLISH_BATCH]
-        publishing.record_edits(batch, user=writer, comment="Generated.")
-        workflow.submit_entries(batch, user=writer)
-        workflow.publish_entries(batch, user=editor)
-        if progress is not None:
-            progress(start + len(batch), entries)
+    # People's and organisations' first pages are stored once, after the last publish.
+    with storing_once():
+        for start in range(0, len(made), PUBLISH_BATCH):
+            batch = made[start : start + PUBLISH_BATCH]
+            publishing.record_edits(batch, user=writer, comment="Generated.")
+            workflow.submit_entries(batch, user=writer)
+            workflow.publish_entries(batch, user=editor)
+            if progress is not None:
+                progress(start + len(batch), entries)
     result.timings["publishing"] = time.perf_counter() - started
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:

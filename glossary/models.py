@@ -904,6 +904,35 @@ class ListingName(models.Model):
         return f"{self.term} names {self.kind} {self.object_id}"
 
 
+class StoredPage(models.Model):
+    """An episode's, person's or organisation's first page as rendered after the publish that
+    last changed it (glossary.reference_views.store_first_pages), with the fingerprint of
+    every row it was rendered from.
+
+    A reader is served it only while the rows the page reads, read again by the same
+    statement, have that fingerprint (glossary.selectors); otherwise the page is
+    rendered from the rows. So a withdrawn entry, a corrected name or new code never
+    reaches a reader through a stored page: the rows changed, and the page is not used.
+    """
+
+    kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
+    slug = models.CharField(max_length=200)
+    fingerprint = models.CharField(
+        max_length=64,
+        help_text="SHA-256 of the rendering code, the page's address and every row the "
+        "page was rendered from, as the page's statement reads them.",
+    )
+    parts = models.TextField(help_text="The page's values, as its shell's slots (JSON).")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "slug"], name="storedpage_address_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"stored page of {self.kind} {self.slug}"
+
+
 class ListingCount(models.Model):
     """How many listed versions start with a letter, or name an object: kept, not counted.
 

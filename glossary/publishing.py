@@ -337,12 +337,17 @@ def bump_generation() -> None:
         SiteGeneration.objects.create(token=token, changed_at=now)
 
 
-def _readers_see_a_change(entry_id: int | None) -> None:
+def _readers_see_a_change(entry_ids: Sequence[int] | None) -> None:
+    """`entry_ids`: the entries published or withdrawn; None when every live page changed."""
     bump_generation()
     # This process forgets its cached pages now, so the rest of the transaction sees
     # fresh ones; every process is told again once the change is committed.
     public_cache.invalidate()
-    transaction.on_commit(lambda: live_content_changed.send(sender=Entry, entry_id=entry_id))
+    ids = None if entry_ids is None else tuple(entry_ids)
+    entry_id = ids[0] if ids is not None and len(ids) == 1 else None
+    transaction.on_commit(
+        lambda: live_content_changed.send(sender=Entry, entry_id=entry_id, entry_ids=ids)
+    )
 
 
 @transaction.atomic
@@ -462,7 +467,7 @@ def publish_many(
         or (old.term, old.slug) != (version.term, version.slug)
     ]
     rerender_linking(renamed, besides=batch)
-    _readers_see_a_change(pks[0] if len(pks) == 1 else None)
+    _readers_see_a_change(pks)
     return versions
 
 
@@ -585,7 +590,7 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
         changed = records.refresh(records.keys_of(document.load(withdrawn.data)))
         _rerender_showing(changed)
     rerender_linking(entry)
-    _readers_see_a_change(entry.pk)
+    _readers_see_a_change([entry.pk])
 
 
 # A transaction-level advisory lock (PostgreSQL): shared by everything that locks entry rows

@@ -11,11 +11,22 @@ reads a fixed number of rows whatever the size of the glossary.
 from __future__ import annotations
 
 import datetime
+import functools
+import hashlib
 import html
+import json
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import dateformat
@@ -24,14 +35,15 @@ from django.views.decorators.http import require_safe
 from glossary import document, selectors
 from glossary.cache import public_page
 from glossary.entry_page import Moment
-from glossary.models import PublicRecord
+from glossary.models import EntryVersion, PublicRecord, PublicRecordLink, StoredPage
 from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
 from glossary.paths import absolute, path_for, paths_for
-from glossary.selectors import Record
+from glossary.selectors import Record, Stored
 from glossary.shells import Shell
 from glossary.timestamps import format_timestamp, iso_duration
 
 Kind = PublicRecord.Kind
+logger = logging.getLogger(__name__)
 # The standard library's escape, as Django's does it, without its lazy-string wrapper: the
 # same five characters, a fifth of the time (a page escapes a few hundred names).
 _escape = html.escape
@@ -319,13 +331,16 @@ def _first_episodes_note(shown: list[dict[str, Any]], total: int) -> str:
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpResponse:
-    found = selectors.public_record_listing(
-        Kind.EPISODE, f"{show}/{season}/{number}", _first_read(request)
+    return _object_page(
+        request, Kind.EPISODE, f"{show}/{season}/{number}", "No public episode at this address."
     )
-    if found is None:
-        raise Http404("No public episode at this address.")
+
+
+def _episode_values(request: HttpRequest, found: selectors.RecordListing) -> dict[str, str]:
+    """An episode's page as its shell's values, but its address."""
     # With the records of its show, sponsors, guests and their employers.
-    record, count, first, named = found
+    record, count, first, named = found.record, found.entries, found.first, found.named
+    show, season, number = record.slug.split("/")
     data = record.data
     sponsors = sorted(
         data.get("sponsors", []), key=lambda s: (s["read_at"] is None, s["read_at"] or 0)
@@ -344,26 +359,23 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     moments.sort(key=lambda m: (m[0], m[1]))
     num = int(data["number"])
     title = _escape(data["title"])
-    return HttpResponse(
-        _EPISODE.fill(
-            page_title=f"Episode {num}: {title} — {show_name}",
-            page_description=f"{show_name}, season {data['season']}, episode {num}: the "
-            "glossary entries, quotes and references drawn from it.",
-            canonical_url=_escape(absolute(request.path)),
-            chapters=_escape(path_for("glossary:episode-chapters", show, season, number)),
-            soundbites=_escape(path_for("glossary:episode-soundbites", show, season, number)),
-            show_name=show_name,
-            season=str(data["season"]),
-            number=str(num),
-            title=title,
-            facts=_episode_facts(data),
-            sponsors=_episode_sponsors(data, sponsors, named, style),
-            appearances=_episode_people(appearances, named),
-            moments="\n    ".join(item for _, _, item in moments),
-            entries=_entry_links(listed),
-            pager=pager,
-        )
-    )
+    return {
+        "page_title": f"Episode {num}: {title} — {show_name}",
+        "page_description": f"{show_name}, season {data['season']}, episode {num}: the "
+        "glossary entries, quotes and references drawn from it.",
+        "chapters": _escape(path_for("glossary:episode-chapters", show, season, number)),
+        "soundbites": _escape(path_for("glossary:episode-soundbites", show, season, number)),
+        "show_name": show_name,
+        "season": str(data["season"]),
+        "number": str(num),
+        "title": title,
+        "facts": _episode_facts(data),
+        "sponsors": _episode_sponsors(data, sponsors, named, style),
+        "appearances": _episode_people(appearances, named),
+        "moments": "\n    ".join(item for _, _, item in moments),
+        "entries": _entry_links(listed),
+        "pager": pager,
+    }
 
 
 def _episode_facts(data: dict[str, Any]) -> str:
@@ -442,11 +454,11 @@ def _episode_people(appearances: list[dict[str, Any]], named: dict[tuple[str, in
 @require_safe
 @public_page(reads=(PAGE_PARAM,))
 def person(request: HttpRequest, slug: str) -> HttpResponse:
-    found = selectors.public_record_and_episodes(
-        Kind.PERSON, slug, EPISODES_SHOWN, _first_read(request)
-    )
-    if found is None:
-        raise Http404("No public page for this person.")
+    return _object_page(request, Kind.PERSON, slug, "No public page for this person.")
+
+
+def _person_values(request: HttpRequest, found: selectors.ObjectPage) -> dict[str, str]:
+    """A person's page as its shell's values, but its address."""
     record, appeared = found.record, found.episodes
     listed, pager = _listed(
         request, Kind.PERSON, record.object_id, found.entries, "n.link", found.first
@@ -478,17 +490,14 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
             '  <h2 id="appearances-heading">Appearances</h2>\n'
             f'  <ul class="plain-list">\n    {"".join(items)}\n  </ul>\n  {note}\n</section>'
         )
-    return HttpResponse(
-        _PERSON.fill(
-            page_title=name,
-            page_description=f"{name}: quotes and episode appearances cited in the glossary.",
-            canonical_url=_escape(absolute(request.path)),
-            name=name,
-            quotes=quotes,
-            appearances=appearances,
-            entries=_entries_section(f"Entries citing {name}", listed, pager),
-        )
-    )
+    return {
+        "page_title": name,
+        "page_description": f"{name}: quotes and episode appearances cited in the glossary.",
+        "name": name,
+        "quotes": quotes,
+        "appearances": appearances,
+        "entries": _entries_section(f"Entries citing {name}", listed, pager),
+    }
 
 
 # --- An organisation -----------------------------------------------------------------------
@@ -498,11 +507,11 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
 @public_page(reads=(PAGE_PARAM,))
 def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     """Where it sponsors and where its people speak: where a conflict-of-interest check starts."""
-    found = selectors.public_record_and_episodes(
-        Kind.ORGANISATION, slug, EPISODES_SHOWN, _first_read(request)
-    )
-    if found is None:
-        raise Http404("No public page for this organisation.")
+    return _object_page(request, Kind.ORGANISATION, slug, "No public page for this organisation.")
+
+
+def _organisation_values(request: HttpRequest, found: selectors.ObjectPage) -> dict[str, str]:
+    """An organisation's page as its shell's values, but its address."""
     record, related, named = found.record, found.episodes, found.named
     org_id = record.object_id
     note = _first_episodes_note(related, found.total)
@@ -531,36 +540,219 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     disclosed = [item for _, parts in listed for item in parts or []]
     name = _escape(record.name)
     website = record.data.get("url", "")
-    return HttpResponse(
-        _ORGANISATION.fill(
-            page_title=name,
-            page_description=f"{name}: episodes it sponsored, its people on the show, and the "
-            "glossary entries that disclose it.",
-            canonical_url=_escape(absolute(request.path)),
-            name=name,
-            website=(
-                f'<p class="meta"><a href="{_escape(website)}" rel="noopener">Web site</a></p>'
-                if website
-                else ""
-            ),
-            sponsorships=(
-                f'<ul class="plain-list">\n    {"".join(sponsorships)}\n  </ul>'
-                if sponsorships
-                else "<p>None of the episodes the glossary cites.</p>"
-            ),
-            appearances=(
-                f'<ul class="plain-list">\n    {"".join(appearances)}\n  </ul>'
-                if appearances
-                else f"<p>No one from {name} appears on the episodes the glossary cites.</p>"
-            )
-            + (f"\n  {note}" if note else ""),
-            disclosures=(
-                '<section aria-labelledby="disclosures-heading">\n'
-                '  <h2 id="disclosures-heading">Disclosures</h2>\n'
-                f'  <ul class="plain-list">\n    {"".join(disclosed)}\n  </ul>\n</section>'
-                if disclosed
-                else ""
-            ),
-            entries=_entries_section(f"Entries that mention {name}", listed, pager),
+    return {
+        "page_title": name,
+        "page_description": f"{name}: episodes it sponsored, its people on the show, and the "
+        "glossary entries that disclose it.",
+        "name": name,
+        "website": (
+            f'<p class="meta"><a href="{_escape(website)}" rel="noopener">Web site</a></p>'
+            if website
+            else ""
+        ),
+        "sponsorships": (
+            f'<ul class="plain-list">\n    {"".join(sponsorships)}\n  </ul>'
+            if sponsorships
+            else "<p>None of the episodes the glossary cites.</p>"
+        ),
+        "appearances": (
+            f'<ul class="plain-list">\n    {"".join(appearances)}\n  </ul>'
+            if appearances
+            else f"<p>No one from {name} appears on the episodes the glossary cites.</p>"
         )
+        + (f"\n  {note}" if note else ""),
+        "disclosures": (
+            '<section aria-labelledby="disclosures-heading">\n'
+            '  <h2 id="disclosures-heading">Disclosures</h2>\n'
+            f'  <ul class="plain-list">\n    {"".join(disclosed)}\n  </ul>\n</section>'
+            if disclosed
+            else ""
+        ),
+        "entries": _entries_section(f"Entries that mention {name}", listed, pager),
+    }
+
+
+# --- An episode's, person's or organisation's first page, stored ----------------------------
+#
+# Their pages are the heaviest of the site to build in Python: fifty entries' links and
+# moments, fifty episodes' appearances, every quote. After each publish, the first page
+# of each episode, person and organisation the change touched is rendered once and
+# stored (`store_first_pages`), and a reader is served it only while the page's
+# statement, reading every row the page shows, fingerprints those rows as the stored
+# page's (glossary.selectors._stored_or_rows). The database reads the rows for every
+# request still; only the rendering is saved. So nothing a reader sees through a stored
+# page differs from what the rows say now: a withdrawal changes the rows, and the page
+# is rendered from them until it is stored again.
+
+
+@functools.cache
+def _rendered_by() -> str:
+    """The code a stored page was rendered by: this package's modules, the project's
+    URLconf and the language dates are written in. A deploy that changes any of them
+    leaves every stored page unused until it is stored again (`manage.py rerender`,
+    which every deploy runs, stores them all)."""
+    digest = hashlib.sha256(settings.LANGUAGE_CODE.encode())
+    package = Path(__file__).resolve().parent
+    urlconf = import_module(settings.ROOT_URLCONF).__file__ or ""
+    for path in [*sorted(package.glob("*.py")), Path(urlconf)]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _stamp(request: HttpRequest) -> str | None:
+    """What else the first page is rendered from, besides its rows; None for a later page,
+    never stored (nor `?page=1`). The page reads no other parameter."""
+    if PAGE_PARAM in request.GET:
+        return None
+    return f"{_rendered_by()}\n{request.path}\n"
+
+
+def _read_named(kind: str, slug: str, first: int, stamp: str | None) -> Any:
+    return selectors.public_record_and_episodes(kind, slug, EPISODES_SHOWN, first, stamp)
+
+
+def _read_episode(kind: str, slug: str, first: int, stamp: str | None) -> Any:
+    return selectors.public_record_listing(kind, slug, first, stamp)
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """How a kind's first page is read, built and addressed."""
+
+    route: str
+    shell: Shell
+    # (kind, slug, entries to read, stamp) -> the page's rows, its stored page, or None.
+    read: Callable[[str, str, int, str | None], Any]
+    # (request, rows) -> the shell's values, but canonical_url.
+    values: Callable[[HttpRequest, Any], dict[str, str]]
+
+
+_STORED_KINDS: dict[str, _Kept] = {
+    Kind.PERSON: _Kept("glossary:person", _PERSON, _read_named, _person_values),
+    Kind.ORGANISATION: _Kept(
+        "glossary:organisation", _ORGANISATION, _read_named, _organisation_values
+    ),
+    Kind.EPISODE: _Kept("glossary:episode", _EPISODE, _read_episode, _episode_values),
+}
+
+
+def _object_page(request: HttpRequest, kind: str, slug: str, missing: str) -> HttpResponse:
+    """An episode's, person's or organisation's page: stored, while its rows are unchanged,
+    or built from them."""
+    kept = _STORED_KINDS[kind]
+    found = kept.read(kind, slug, _first_read(request), _stamp(request))
+    if found is None:
+        raise Http404(missing)
+    values = json.loads(found.parts) if isinstance(found, Stored) else kept.values(request, found)
+    return HttpResponse(kept.shell.fill(canonical_url=_escape(absolute(request.path)), **values))
+
+
+def store_first_pages(keys: Iterable[tuple[str, str]]) -> int:
+    """Render and store the first page of each (kind, slug) whose stored page is not its
+    rows' (PostgreSQL only; elsewhere every page is rendered per request). How many were
+    stored."""
+    if connection.vendor != "postgresql":
+        return 0
+    made: list[StoredPage] = []
+    stored = 0
+    for kind, slug in keys:
+        kept = _STORED_KINDS[kind]
+        request = HttpRequest()
+        request.method, request.path = "GET", path_for(kept.route, *slug.split("/"))
+        found = kept.read(kind, slug, ENTRIES_PAGE_SIZE, _stamp(request))
+        if found is not None and not isinstance(found, Stored):
+            values = json.dumps(kept.values(request, found))
+            made.append(
+                StoredPage(kind=kind, slug=slug, fingerprint=found.fingerprint, parts=values)
+            )
+        if len(made) == _STORE_BATCH:
+            stored += _store(made)
+            made = []
+    return stored + _store(made)
+
+
+# Pages written a statement at a time (each is about 15 KB).
+_STORE_BATCH = 100
+
+
+def _store(pages: list[StoredPage]) -> int:
+    StoredPage.objects.bulk_create(
+        pages,
+        update_conflicts=True,
+        unique_fields=["kind", "slug"],
+        update_fields=["fingerprint", "parts"],
     )
+    return len(pages)
+
+
+def _touched(entry_ids: Sequence[int] | None) -> list[tuple[str, str]]:
+    """The episodes, people and organisations whose first page a change to these entries
+    may have changed: those their versions name, and the people and organisations named
+    on the same episodes (a guest's corrected employer shows on the other guests' pages).
+    None: every one."""
+    records = PublicRecord.objects.filter(kind__in=list(_STORED_KINDS))
+    if entry_ids is not None:
+        versions = EntryVersion.objects.filter(entry_id__in=entry_ids)
+        on_episodes = PublicRecordLink.objects.filter(
+            record__kind=Kind.EPISODE, record__object_id__in=versions.values("episodes")
+        )
+        records = records.filter(
+            Q(kind=Kind.EPISODE, object_id__in=versions.values("episodes"))
+            | Q(kind=Kind.PERSON, object_id__in=versions.values("people"))
+            | Q(kind=Kind.ORGANISATION, object_id__in=versions.values("organisations"))
+            | Q(
+                kind=Kind.PERSON,
+                object_id__in=on_episodes.filter(kind=Kind.PERSON).values("object_id"),
+            )
+            | Q(
+                kind=Kind.ORGANISATION,
+                object_id__in=on_episodes.filter(kind=Kind.ORGANISATION).values("object_id"),
+            )
+        )
+    return list(records.order_by("kind", "slug").values_list("kind", "slug"))
+
+
+_storing_once: ContextVar[bool] = ContextVar("_storing_once", default=False)
+
+
+@contextmanager
+def storing_once() -> Iterator[None]:
+    """Publishes in this block store no page; at its end every episode's, person's and
+    organisation's first page is stored, once (`generate_glossary`: a page stored after each of ten
+    thousand publishes would be rendered again and again for nothing)."""
+    token = _storing_once.set(True)
+    try:
+        yield
+    finally:
+        _storing_once.reset(token)
+    store_all_first_pages()
+
+
+def store_all_first_pages() -> int:
+    """Store every episode's, person's and organisation's first page, and forget the pages
+    stored at addresses no record has any more (a renamed person's old one). How many
+    were stored."""
+    keys = _touched(None)
+    if connection.vendor == "postgresql":
+        kept = PublicRecord.objects.filter(kind=OuterRef("kind"), slug=OuterRef("slug"))
+        StoredPage.objects.exclude(Exists(kept)).delete()
+    return store_first_pages(keys)
+
+
+def store_touched_pages(
+    entry_ids: Sequence[int] | None = None, entry_id: int | None = None, **_: Any
+) -> None:
+    """After a publish, withdrawal or import is committed (glossary.signals.live_content_changed):
+    store the first pages it touched. A failure here leaves those pages rendered per
+    request, as correct and slower; it never undoes the change."""
+    if entry_ids is None and entry_id is not None:
+        entry_ids = [entry_id]
+    if _storing_once.get():
+        return
+    try:
+        if entry_ids is None:
+            store_all_first_pages()
+        else:
+            store_first_pages(_touched(entry_ids))
+    except Exception:
+        logger.exception("Could not store the pages touched by entries %s", entry_ids)

@@ -43,6 +43,7 @@ from glossary.models import (
     ListingName,
     PublicRecord,
     PublicRecordLink,
+    StoredPage,
 )
 
 
@@ -855,14 +856,67 @@ def _named_records(kind: str) -> str:
     )
 
 
+class Stored(NamedTuple):
+    """A first page rendered after a publish (glossary.models.StoredPage) whose rows are
+    still, byte for byte, the rows it was rendered from: its values, as JSON."""
+
+    parts: str
+
+
+def _stored_or_rows(
+    sql: str, params: Sequence[Any], order: str, kind: str, slug: str, stamp: str | None
+) -> tuple[str, str | None, list[tuple[Any, ...]]]:
+    """The rows of a page's statement `sql` (ordered by `order`), with their fingerprint;
+    or, when the page stored for (`kind`, `slug`) has that fingerprint, only the page.
+
+    As (fingerprint, stored parts or None, rows): in one statement, so the rows
+    fingerprinted are the rows a reader would be shown now. The fingerprint is SHA-256
+    of `stamp` (what else the page was rendered from: the code, its address) and every
+    row as text, in the rows' own order. No `stamp`, or not PostgreSQL: the rows alone.
+    """
+    if stamp is None or connection.vendor != "postgresql":
+        return "", None, _fetch(sql, params, keep_plan=True)
+    rows = _fetch(
+        f"WITH page AS MATERIALIZED ({sql}), "  # noqa: S608 - constants
+        "fp AS MATERIALIZED (SELECT encode(sha256(convert_to(%s || string_agg("
+        "CAST(p AS TEXT), E'\\n'), 'UTF8')), 'hex') AS h FROM page p), "
+        f"hit AS MATERIALIZED (SELECT s.parts FROM {StoredPage._meta.db_table} s, fp "
+        "WHERE s.kind = %s AND s.slug = %s AND s.fingerprint = fp.h "
+        # (A page with no record is no page, whatever is stored.)
+        "AND EXISTS (SELECT 1 FROM page q WHERE q.part = 0)) "
+        "SELECT fp.h, hit.parts, p.* FROM fp LEFT JOIN hit ON TRUE "
+        f"LEFT JOIN page p ON hit.parts IS NULL ORDER BY {order}",
+        [*params, stamp, kind, slug],
+        keep_plan=True,
+    )
+    fingerprint, parts = rows[0][0] or "", rows[0][1]
+    if parts is not None:
+        return fingerprint, parts, []
+    return fingerprint, None, [row[2:] for row in rows if row[2] is not None]
+
+
+class RecordListing(NamedTuple):
+    """What an episode's page reads, in one statement (`public_record_listing`)."""
+
+    record: Record
+    # How many live listings name it, and the first page of them, as (link, part).
+    entries: int
+    first: list[Any]
+    # The records its record names: (kind, object id) -> record.
+    named: dict[tuple[str, int], Record]
+    # The fingerprint of the rows read (`_stored_or_rows`; empty when not asked).
+    fingerprint: str = ""
+
+
 def public_record_listing(
-    kind: str, slug: str, first: int
-) -> tuple[Record, int, list[Any], dict[tuple[str, int], Record]] | None:
+    kind: str, slug: str, first: int, stamp: str | None = None
+) -> RecordListing | Stored | None:
     """`public_record_at`, the first `first` live listings naming its object (as
     `listed_naming(kind, its id, "n.link", limit=first)`) and the records its
     record names (`_NAMED_BESIDE`, (kind, id) -> record), in one statement: an episode's
-    page."""
-    rows = _fetch(
+    page. With `stamp`, the page stored at this address instead, while its rows are
+    unchanged (`_stored_or_rows`)."""
+    fingerprint, stored, rows = _stored_or_rows(
         f"WITH found AS MATERIALIZED (SELECT r.id, r.kind, r.object_id, r.slug, r.name, "  # noqa: S608
         f"r.data FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1) "
         "SELECT 0 AS part, CAST(0 AS BIGINT) AS ord, id, object_id, slug, name, "
@@ -877,8 +931,13 @@ def public_record_listing(
         f"CAST(NULL AS BIGINT), kind FROM ({_named_records(kind)}) AS named "
         "ORDER BY part, ord",
         [kind, slug, kind, first],
-        keep_plan=True,
+        "p.part, p.ord",
+        kind,
+        slug,
+        stamp,
     )
+    if stored is not None:
+        return Stored(stored)
     if not rows or rows[0][0] != 0:
         return None
     _, _, *record, count, _ = rows[0]
@@ -894,7 +953,9 @@ def public_record_listing(
             named[(named_kind, int(object_id))] = Record(
                 named_kind, int(object_id), slug, name, value
             )
-    return _record(kind, tuple(record)), max(0, int(count or 0)), listed, named
+    return RecordListing(
+        _record(kind, tuple(record)), max(0, int(count or 0)), listed, named, fingerprint
+    )
 
 
 def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
@@ -928,9 +989,13 @@ class ObjectPage(NamedTuple):
     first: list[Any]
     # The records those episodes name beside it: (kind, object id) -> record.
     named: dict[tuple[str, int], Record]
+    # The fingerprint of the rows read (`_stored_or_rows`; empty when not asked).
+    fingerprint: str = ""
 
 
-def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> ObjectPage | None:
+def public_record_and_episodes(
+    kind: str, slug: str, limit: int, first: int, stamp: str | None = None
+) -> ObjectPage | Stored | None:
     """A person's or organisation's page's reads, in one statement: the record at an
     address and how many live listings name it (`public_record_at`), then the first
     `limit` public episodes whose record names it, in list order (shows A to Z, newest
@@ -941,6 +1006,9 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
     `public_record_listing`, the first `first` live listings naming it; last, the
     records of the employers, shows and people those episodes' facts name
     (`_NAMED_BESIDE`; a second statement for them cost the page a sixth of its time).
+
+    With `stamp`, the page stored at this address instead, while its rows are unchanged
+    (`_stored_or_rows`).
     """
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
@@ -949,7 +1017,7 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
         f"(SELECT a.object_id FROM {_RECORD} a "  # noqa: S608 - constants
         "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
     )
-    rows = _fetch(
+    fingerprint, stored, rows = _stored_or_rows(
         # The episodes shown, read once for their facts and for the records they name.
         f"WITH shown AS MATERIALIZED (SELECT k.record_id, k.facts, k.sort_key FROM {links} k "  # noqa: S608
         f"WHERE k.kind = %s AND k.object_id = {object_id} "
@@ -970,8 +1038,13 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
         f"CAST(NULL AS BIGINT), kind FROM ({_named_records(kind)}) AS named "
         "ORDER BY part, sort_key, id",
         [kind, kind, slug, limit, kind, kind, slug, kind, kind, slug, first],
-        keep_plan=True,
+        "p.part, p.sort_key, p.id",
+        kind,
+        slug,
+        stamp,
     )
+    if stored is not None:
+        return Stored(stored)
     if not rows or rows[0][0] != 0:
         return None
     _, *record, count, total, _ = rows[0]
@@ -995,4 +1068,5 @@ def public_record_and_episodes(kind: str, slug: str, limit: int, first: int) -> 
         int(total or 0),
         listed,
         named,
+        fingerprint,
     )

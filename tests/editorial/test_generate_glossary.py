@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count
 
 from editorial import generate
 from editorial.models import WorkflowEvent
+from glossary import reference_views
 from glossary.models import (
     Citation,
     Entry,
@@ -20,6 +21,7 @@ from glossary.models import (
     Quote,
     SeeAlso,
     Source,
+    StoredPage,
 )
 
 pytestmark = pytest.mark.django_db
@@ -145,3 +147,28 @@ def test_it_reports_progress_and_what_it_made(roles: None) -> None:
     output = run(4, seed=1)
     assert "published 4/4 entries" in output
     assert "Published 4 entries" in output
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pages are stored on PostgreSQL only")
+def test_every_episodes_persons_and_organisations_first_page_is_stored_once_at_the_end(
+    roles: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    store = reference_views.store_first_pages
+
+    def counted(keys: Any) -> int:
+        calls.append(1)
+        return store(keys)
+
+    monkeypatch.setattr(reference_views, "store_first_pages", counted)
+    run(12, seed=1)
+    assert len(calls) == 1
+    records = set(
+        PublicRecord.objects.filter(kind__in=["episode", "person", "organisation"]).values_list(
+            "kind", "slug"
+        )
+    )
+    assert records and set(StoredPage.objects.values_list("kind", "slug")) == records
+    # Each is current: storing again finds nothing to store.
+    monkeypatch.setattr(reference_views, "store_first_pages", store)
+    assert reference_views.store_all_first_pages() == 0

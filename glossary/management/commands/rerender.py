@@ -8,9 +8,10 @@ from glossary.publishing import rerender_all
 class Command(BaseCommand):
     help = (
         "Render every live entry page (its API answer and its rows in the public lists) "
-        "again from its published document, and rebuild the live listing and the search "
-        "indexes. Every deploy runs it after migrating (docker/release.sh); run it by hand "
-        "after changing the entry page's or the lists' templates, glossary/entry_page.py or "
+        "again from its published document, rebuild the live listing and the search "
+        "indexes, and store every episode's, person's and organisation's first page again. "
+        "Every deploy runs it after migrating (docker/release.sh); run it by hand after "
+        "changing the entry page's or the lists' templates, glossary/entry_page.py or "
         "glossary/list_rows.py. It also drops the public page cache. Published content does "
         "not change."
     )

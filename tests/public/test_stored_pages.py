@@ -1,0 +1,210 @@
+"""An episode's, a person's and an organisation's first page, stored after a publish
+(glossary.reference_views.store_first_pages), and served only while every row the page
+reads is what it was rendered from (glossary.selectors._stored_or_rows).
+
+The rule these tests hold: a stored page never shows a reader anything the rows no
+longer say. Each test that puts a page back, or tampers with one, does what a render
+racing a withdrawal, or a bug, could leave in the table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+
+from glossary import publishing, reference_views
+from glossary.models import (
+    Appearance,
+    Entry,
+    Episode,
+    EpisodeReference,
+    Organisation,
+    Person,
+    PublicRecord,
+    Show,
+    StoredPage,
+)
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("no_page_cache"),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="pages are stored on PostgreSQL only; elsewhere each is built per request",
+    ),
+]
+
+
+@pytest.fixture
+def guest(db: Any) -> dict[str, Any]:
+    """Two entries quoting a guest from an organisation on one episode, both published."""
+    show = Show.objects.create(name="Stored Show", slug="stored-show")
+    org = Organisation.objects.create(name="Acme Labs", slug="acme-labs")
+    person = Person.objects.create(name="Gwen Guest", slug="gwen-guest")
+    episode = Episode.objects.create(
+        show=show, season=1, number=4, title="On storage", duration=3600
+    )
+    Appearance.objects.create(
+        episode=episode, person=person, role=Appearance.Role.GUEST, affiliation=org
+    )
+    entries = []
+    for term in ("Stored Alpha", "Stored Beta"):
+        entry = Entry.objects.create(term=term, slug=term.lower().replace(" ", "-"), summary="S.")
+        EpisodeReference.objects.create(
+            entry=entry, episode=episode, at=30, speaker=person, text=f"{term} said."
+        )
+        publishing.publish(entry)
+        entries.append(entry)
+    return {"person": person, "org": org, "episode": episode, "entries": entries}
+
+
+PERSON = "/people/gwen-guest/"
+ORGANISATION = "/organisations/acme-labs/"
+EPISODE = "/episodes/stored-show/1/4/"
+PAGES = (PERSON, ORGANISATION, EPISODE)
+
+
+def _store_all() -> None:
+    reference_views.store_all_first_pages()
+
+
+def _stored(kind: str, slug: str) -> StoredPage:
+    return StoredPage.objects.get(kind=kind, slug=slug)
+
+
+def _tamper(kind: str, slug: str) -> StoredPage:
+    """Mark the stored page so a test can tell it was served, fingerprint untouched."""
+    page = _stored(kind, slug)
+    page.parts = page.parts.replace("Gwen Guest", "STORED MARK")
+    page.save()
+    return page
+
+
+def test_a_publish_stores_the_first_pages_it_touched(
+    guest: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    StoredPage.objects.all().delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        publishing.publish(guest["entries"][0])
+    assert set(StoredPage.objects.values_list("kind", "slug")) == {
+        ("person", "gwen-guest"),
+        ("organisation", "acme-labs"),
+        ("episode", "stored-show/1/4"),
+    }
+
+
+def test_a_stored_page_is_served_and_is_the_page_the_rows_make(guest: dict[str, Any]) -> None:
+    client = Client()
+    built = {path: client.get(path).content for path in PAGES}
+    _store_all()
+    for path, body in built.items():
+        assert client.get(path).content == body
+    # And it is the stored page that was served, not the rows rendered again.
+    _tamper("person", "gwen-guest")
+    _tamper("episode", "stored-show/1/4")
+    assert b"STORED MARK" in client.get(PERSON).content
+    assert b"STORED MARK" in client.get(EPISODE).content
+
+
+def test_a_withdrawn_entry_never_comes_back_through_a_stored_page(
+    guest: dict[str, Any],
+) -> None:
+    """The stored page as it was before the withdrawal, put back (a render that read the rows
+    just before the withdrawal committed and wrote just after): not served."""
+    _store_all()
+    before = {(p.kind, p.slug): (p.fingerprint, p.parts) for p in StoredPage.objects.all()}
+    client = Client()
+    assert b"Stored Alpha" in client.get(PERSON).content
+    publishing.unpublish(guest["entries"][0])
+    for (kind, slug), (fingerprint, parts) in before.items():
+        StoredPage.objects.filter(kind=kind, slug=slug).update(fingerprint=fingerprint, parts=parts)
+    for path in PAGES:
+        body = client.get(path).content
+        assert b"Stored Alpha" not in body
+        assert b"Stored Beta" in body
+
+
+def test_a_corrected_name_is_shown_though_the_page_stored_shows_the_old(
+    guest: dict[str, Any],
+) -> None:
+    _store_all()
+    _tamper("organisation", "acme-labs")
+    Organisation.objects.filter(pk=guest["org"].pk).update(name="Acme Research")
+    publishing.publish(guest["entries"][1])  # the correction reaches the records
+    body = Client().get(ORGANISATION).content.decode()
+    assert "Acme Research" in body
+    assert "STORED MARK" not in body
+
+
+def test_a_page_is_not_served_for_other_code_or_another_address(
+    guest: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _store_all()
+    _tamper("person", "gwen-guest")
+    client = Client()
+    assert b"STORED MARK" in client.get(PERSON).content
+    # ?page=1 is the same page at another address: built from the rows.
+    assert b"STORED MARK" not in client.get(PERSON + "?page=1").content
+    # A parameter the page does not read changes nothing.
+    assert b"STORED MARK" in client.get(PERSON + "?utm_source=feed").content
+    # New code: the page stored by the old is not used.
+    monkeypatch.setattr(reference_views, "_rendered_by", lambda: "other code")
+    assert b"STORED MARK" not in client.get(PERSON).content
+
+
+def test_no_page_is_served_for_an_address_with_no_record(guest: dict[str, Any]) -> None:
+    _store_all()
+    for entry in guest["entries"]:
+        publishing.unpublish(entry)
+    assert not PublicRecord.objects.filter(kind="person", slug="gwen-guest").exists()
+    assert Client().get(PERSON).status_code == 404
+
+
+def test_storing_all_forgets_pages_at_addresses_no_record_has(guest: dict[str, Any]) -> None:
+    StoredPage.objects.create(kind="person", slug="gone", fingerprint="0" * 64, parts="{}")
+    _store_all()
+    assert not StoredPage.objects.filter(slug="gone").exists()
+    assert StoredPage.objects.filter(slug="gwen-guest").exists()
+
+
+def test_a_stored_page_costs_one_query(
+    guest: dict[str, Any], django_assert_num_queries: Any
+) -> None:
+    _store_all()
+    client = Client()
+    client.get(PERSON)
+    with django_assert_num_queries(1):
+        assert client.get(PERSON).status_code == 200
+
+
+def test_a_failure_to_store_never_undoes_the_publish(
+    guest: dict[str, Any],
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(keys: Any) -> int:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(reference_views, "store_first_pages", broken)
+    entry = Entry.objects.create(term="Stored Gamma", slug="stored-gamma", summary="S.")
+    EpisodeReference.objects.create(
+        entry=entry, episode=guest["episode"], at=40, speaker=guest["person"], text="Gamma."
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        publishing.publish(entry)
+    assert b"Stored Gamma" in Client().get(PERSON).content
+    assert "Could not store the pages" in caplog.text
+
+
+def test_rerender_stores_every_first_page_again(
+    guest: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    StoredPage.objects.all().delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("rerender")
+    assert StoredPage.objects.count() == 3
