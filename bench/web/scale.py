@@ -116,6 +116,10 @@ def psql(sql: str, db: str = "postgres") -> str:
     out = subprocess.run(
         ["psql", url, "-tAc", sql], capture_output=True, text=True, check=False
     )  # fmt: skip
+    if out.returncode != 0 and "connection to server" in out.stderr:
+        # Not "no such table": a database the bench cannot reach must not be made again
+        # (a server out of connections once had the bench drop its 10,000 entries).
+        sys.exit(f"PostgreSQL did not answer the bench: {out.stderr.strip()}")
     return out.stdout.strip() if out.returncode == 0 else ""
 
 
