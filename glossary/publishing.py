@@ -337,16 +337,27 @@ def bump_generation() -> None:
         SiteGeneration.objects.create(token=token, changed_at=now)
 
 
-def _readers_see_a_change(entry_ids: Sequence[int] | None) -> None:
-    """`entry_ids`: the entries published or withdrawn; None when every live page changed."""
+def _readers_see_a_change(
+    entry_ids: Sequence[int] | None, changed: Set[records.Key] = frozenset()
+) -> None:
+    """`entry_ids`: the entries published or withdrawn, and `changed` the public records
+    that changed with them; None when every live page changed."""
     bump_generation()
     # This process forgets its cached pages now, so the rest of the transaction sees
     # fresh ones; every process is told again once the change is committed.
     public_cache.invalidate()
     ids = None if entry_ids is None else tuple(entry_ids)
     entry_id = ids[0] if ids is not None and len(ids) == 1 else None
+    # The first pages to store again once committed, found now: a deleted entry's versions
+    # are gone by then. Pages are stored on PostgreSQL only (glossary.reference_views).
+    pages = None
+    if ids is not None:
+        stored = connection.vendor == "postgresql"
+        pages = selectors.pages_touched(ids, changed) if stored else []
     transaction.on_commit(
-        lambda: live_content_changed.send(sender=Entry, entry_id=entry_id, entry_ids=ids)
+        lambda: live_content_changed.send(
+            sender=Entry, entry_id=entry_id, entry_ids=ids, pages=pages
+        )
     )
 
 
@@ -467,7 +478,7 @@ def publish_many(
         or (old.term, old.slug) != (version.term, version.slug)
     ]
     rerender_linking(renamed, besides=batch)
-    _readers_see_a_change(pks)
+    _readers_see_a_change(pks, changed)
     return versions
 
 
@@ -581,6 +592,7 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
     hold_off_rerender()
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     withdrawn = entry.live_version
+    changed: set[records.Key] = set()
     entry.live_version = None
     entry.status = Entry.Status.ARCHIVED if archive else Entry.Status.DRAFT
     entry.has_unpublished_changes = True
@@ -590,7 +602,7 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
         changed = records.refresh(records.keys_of(document.load(withdrawn.data)))
         _rerender_showing(changed)
     rerender_linking(entry)
-    _readers_see_a_change([entry.pk])
+    _readers_see_a_change([entry.pk], changed)
 
 
 # A transaction-level advisory lock (PostgreSQL): shared by everything that locks entry rows

@@ -11,7 +11,6 @@ reads a fixed number of rows whatever the size of the glossary.
 from __future__ import annotations
 
 import datetime
-import functools
 import hashlib
 import html
 import json
@@ -20,13 +19,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import dateformat
@@ -35,7 +34,7 @@ from django.views.decorators.http import require_safe
 from glossary import document, selectors
 from glossary.cache import public_page
 from glossary.entry_page import Moment
-from glossary.models import EntryVersion, PublicRecord, PublicRecordLink, StoredPage
+from glossary.models import PublicRecord, StoredPage
 from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
 from glossary.paths import absolute, path_for, paths_for
 from glossary.selectors import Record, Stored
@@ -585,18 +584,30 @@ def _organisation_values(request: HttpRequest, found: selectors.ObjectPage) -> d
 # is rendered from them until it is stored again.
 
 
-@functools.cache
-def _rendered_by() -> str:
+def _code_digest() -> str:
     """The code a stored page was rendered by: this package's modules, the project's
-    URLconf and the language dates are written in. A deploy that changes any of them
-    leaves every stored page unused until it is stored again (`manage.py rerender`,
-    which every deploy runs, stores them all)."""
+    URLconf and the language dates are written in, as they are when this module is
+    imported, so as the process runs them (a worker still running the last release
+    after a deploy stores pages under the last release's digest, never the new one's).
+    A deploy that changes any of them leaves every stored page unused until it is
+    stored again (`manage.py rerender`, which every deploy runs, stores them all)."""
     digest = hashlib.sha256(settings.LANGUAGE_CODE.encode())
     package = Path(__file__).resolve().parent
-    urlconf = import_module(settings.ROOT_URLCONF).__file__ or ""
-    for path in [*sorted(package.glob("*.py")), Path(urlconf)]:
+    # Found, not imported: the URLconf imports this module.
+    urlconf = find_spec(settings.ROOT_URLCONF)
+    files = sorted(package.glob("*.py"))
+    if urlconf is not None and urlconf.origin:
+        files.append(Path(urlconf.origin))
+    for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+_CODE = _code_digest()
+
+
+def _rendered_by() -> str:
+    return _CODE
 
 
 def _stamp(request: HttpRequest) -> str | None:
@@ -607,12 +618,14 @@ def _stamp(request: HttpRequest) -> str | None:
     return f"{_rendered_by()}\n{request.path}\n"
 
 
-def _read_named(kind: str, slug: str, first: int, stamp: str | None) -> Any:
-    return selectors.public_record_and_episodes(kind, slug, EPISODES_SHOWN, first, stamp)
+def _read_named(kind: str, slug: str, first: int, stamp: str | None, fresh: bool) -> Any:
+    return selectors.public_record_and_episodes(
+        kind, slug, EPISODES_SHOWN, first, stamp, fresh=fresh
+    )
 
 
-def _read_episode(kind: str, slug: str, first: int, stamp: str | None) -> Any:
-    return selectors.public_record_listing(kind, slug, first, stamp)
+def _read_episode(kind: str, slug: str, first: int, stamp: str | None, fresh: bool) -> Any:
+    return selectors.public_record_listing(kind, slug, first, stamp, fresh=fresh)
 
 
 @dataclass(frozen=True)
@@ -621,8 +634,9 @@ class _Kept:
 
     route: str
     shell: Shell
-    # (kind, slug, entries to read, stamp) -> the page's rows, its stored page, or None.
-    read: Callable[[str, str, int, str | None], Any]
+    # (kind, slug, entries to read, stamp, rows even if stored) -> the page's rows, its
+    # stored page, or None.
+    read: Callable[[str, str, int, str | None, bool], Any]
     # (request, rows) -> the shell's values, but canonical_url.
     values: Callable[[HttpRequest, Any], dict[str, str]]
 
@@ -640,17 +654,17 @@ def _object_page(request: HttpRequest, kind: str, slug: str, missing: str) -> Ht
     """An episode's, person's or organisation's page: stored, while its rows are unchanged,
     or built from them."""
     kept = _STORED_KINDS[kind]
-    found = kept.read(kind, slug, _first_read(request), _stamp(request))
+    found = kept.read(kind, slug, _first_read(request), _stamp(request), False)
     if found is None:
         raise Http404(missing)
     values = json.loads(found.parts) if isinstance(found, Stored) else kept.values(request, found)
     return HttpResponse(kept.shell.fill(canonical_url=_escape(absolute(request.path)), **values))
 
 
-def store_first_pages(keys: Iterable[tuple[str, str]]) -> int:
+def store_first_pages(keys: Iterable[tuple[str, str]], *, again: bool = False) -> int:
     """Render and store the first page of each (kind, slug) whose stored page is not its
-    rows' (PostgreSQL only; elsewhere every page is rendered per request). How many were
-    stored."""
+    rows' (`again`: each one, replacing whatever is stored; PostgreSQL only, elsewhere
+    every page is rendered per request). How many were stored."""
     if connection.vendor != "postgresql":
         return 0
     made: list[StoredPage] = []
@@ -659,7 +673,7 @@ def store_first_pages(keys: Iterable[tuple[str, str]]) -> int:
         kept = _STORED_KINDS[kind]
         request = HttpRequest()
         request.method, request.path = "GET", path_for(kept.route, *slug.split("/"))
-        found = kept.read(kind, slug, ENTRIES_PAGE_SIZE, _stamp(request))
+        found = kept.read(kind, slug, ENTRIES_PAGE_SIZE, _stamp(request), again)
         if found is not None and not isinstance(found, Stored):
             values = json.dumps(kept.values(request, found))
             made.append(
@@ -685,33 +699,6 @@ def _store(pages: list[StoredPage]) -> int:
     return len(pages)
 
 
-def _touched(entry_ids: Sequence[int] | None) -> list[tuple[str, str]]:
-    """The episodes, people and organisations whose first page a change to these entries
-    may have changed: those their versions name, and the people and organisations named
-    on the same episodes (a guest's corrected employer shows on the other guests' pages).
-    None: every one."""
-    records = PublicRecord.objects.filter(kind__in=list(_STORED_KINDS))
-    if entry_ids is not None:
-        versions = EntryVersion.objects.filter(entry_id__in=entry_ids)
-        on_episodes = PublicRecordLink.objects.filter(
-            record__kind=Kind.EPISODE, record__object_id__in=versions.values("episodes")
-        )
-        records = records.filter(
-            Q(kind=Kind.EPISODE, object_id__in=versions.values("episodes"))
-            | Q(kind=Kind.PERSON, object_id__in=versions.values("people"))
-            | Q(kind=Kind.ORGANISATION, object_id__in=versions.values("organisations"))
-            | Q(
-                kind=Kind.PERSON,
-                object_id__in=on_episodes.filter(kind=Kind.PERSON).values("object_id"),
-            )
-            | Q(
-                kind=Kind.ORGANISATION,
-                object_id__in=on_episodes.filter(kind=Kind.ORGANISATION).values("object_id"),
-            )
-        )
-    return list(records.order_by("kind", "slug").values_list("kind", "slug"))
-
-
 _storing_once: ContextVar[bool] = ContextVar("_storing_once", default=False)
 
 
@@ -729,30 +716,34 @@ def storing_once() -> Iterator[None]:
 
 
 def store_all_first_pages() -> int:
-    """Store every episode's, person's and organisation's first page, and forget the pages
-    stored at addresses no record has any more (a renamed person's old one). How many
-    were stored."""
-    keys = _touched(None)
+    """Render and store every episode's, person's and organisation's first page again,
+    replacing what is stored, and forget the pages stored at addresses no record has any
+    more (a renamed person's old one). How many were stored."""
+    keys = selectors.pages_touched(None)
     if connection.vendor == "postgresql":
         kept = PublicRecord.objects.filter(kind=OuterRef("kind"), slug=OuterRef("slug"))
         StoredPage.objects.exclude(Exists(kept)).delete()
-    return store_first_pages(keys)
+    return store_first_pages(keys, again=True)
 
 
 def store_touched_pages(
-    entry_ids: Sequence[int] | None = None, entry_id: int | None = None, **_: Any
+    entry_ids: Sequence[int] | None = None,
+    pages: Sequence[tuple[str, str]] | None = None,
+    **_: Any,
 ) -> None:
-    """After a publish, withdrawal or import is committed (glossary.signals.live_content_changed):
-    store the first pages it touched. A failure here leaves those pages rendered per
-    request, as correct and slower; it never undoes the change."""
-    if entry_ids is None and entry_id is not None:
-        entry_ids = [entry_id]
+    """After a publish, withdrawal, re-render or import is committed
+    (glossary.signals.live_content_changed): store the first pages it touched (`pages`,
+    found before the commit), or every one when every live page changed. A failure here
+    leaves those pages rendered per request, as correct and slower; it never undoes the
+    change."""
     if _storing_once.get():
         return
     try:
-        if entry_ids is None:
+        if pages is not None:
+            store_first_pages(pages)
+        elif entry_ids is None:
             store_all_first_pages()
         else:
-            store_first_pages(_touched(entry_ids))
+            store_first_pages(selectors.pages_touched(entry_ids))
     except Exception:
-        logger.exception("Could not store the pages touched by entries %s", entry_ids)
+        logger.exception("Could not store the first pages touched by entries %s", entry_ids)

@@ -32,7 +32,7 @@ from typing import Any, Literal, NamedTuple
 import psycopg
 from django.core.signals import setting_changed
 from django.db import connection
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from glossary.models import (
@@ -856,6 +856,49 @@ def _named_records(kind: str) -> str:
     )
 
 
+def pages_touched(
+    entry_ids: Sequence[int] | None, changed: Iterable[tuple[str, int]] = ()
+) -> list[tuple[str, str]]:
+    """The episodes, people and organisations, as (kind, slug), whose first page a change
+    to these entries and to these public records ((kind, object id)) may have changed
+    (glossary.reference_views.store_first_pages); every one for None.
+
+    The episodes the entries' versions name, changed, of a changed show, or naming a
+    changed person or organisation; the people and organisations on those episodes, and
+    those the versions name or that changed. Read before the change commits, while a
+    deleted entry's versions are still there.
+    """
+    kinds = [PublicRecord.Kind.EPISODE, PublicRecord.Kind.PERSON, PublicRecord.Kind.ORGANISATION]
+    records = PublicRecord.objects.filter(kind__in=kinds)
+    if entry_ids is not None:
+        by_kind: dict[str, set[int]] = {}
+        for kind, object_id in changed:
+            by_kind.setdefault(kind, set()).add(object_id)
+        Kind = PublicRecord.Kind
+        versions = EntryVersion.objects.filter(entry_id__in=entry_ids)
+        episodes = Q(kind=Kind.EPISODE, object_id__in=versions.values("episodes")) | Q(
+            kind=Kind.EPISODE, object_id__in=by_kind.get(Kind.EPISODE, ())
+        )
+        if Kind.SHOW in by_kind:
+            episodes |= Q(kind=Kind.EPISODE, data__show__in=sorted(by_kind[Kind.SHOW]))
+        for kind in (Kind.PERSON, Kind.ORGANISATION):
+            if kind in by_kind:
+                naming = PublicRecordLink.objects.filter(kind=kind, object_id__in=by_kind[kind])
+                episodes |= Q(kind=Kind.EPISODE, id__in=naming.values("record_id"))
+        on_episodes = PublicRecordLink.objects.filter(
+            record__in=PublicRecord.objects.filter(episodes)
+        )
+        named = episodes
+        for kind, index in ((Kind.PERSON, "people"), (Kind.ORGANISATION, "organisations")):
+            named |= (
+                Q(kind=kind, object_id__in=versions.values(index))
+                | Q(kind=kind, object_id__in=on_episodes.filter(kind=kind).values("object_id"))
+                | Q(kind=kind, object_id__in=by_kind.get(kind, ()))
+            )
+        records = records.filter(named)
+    return list(records.order_by("kind", "slug").values_list("kind", "slug"))
+
+
 class Stored(NamedTuple):
     """A first page rendered after a publish (glossary.models.StoredPage) whose rows are
     still, byte for byte, the rows it was rendered from: its values, as JSON."""
@@ -864,10 +907,18 @@ class Stored(NamedTuple):
 
 
 def _stored_or_rows(
-    sql: str, params: Sequence[Any], order: str, kind: str, slug: str, stamp: str | None
+    sql: str,
+    params: Sequence[Any],
+    order: str,
+    kind: str,
+    slug: str,
+    stamp: str | None,
+    *,
+    fresh: bool = False,
 ) -> tuple[str, str | None, list[tuple[Any, ...]]]:
     """The rows of a page's statement `sql` (ordered by `order`), with their fingerprint;
-    or, when the page stored for (`kind`, `slug`) has that fingerprint, only the page.
+    or, when the page stored for (`kind`, `slug`) has that fingerprint, only the page
+    (never with `fresh`: the rows to render it again).
 
     As (fingerprint, stored parts or None, rows): in one statement, so the rows
     fingerprinted are the rows a reader would be shown now. The fingerprint is SHA-256
@@ -886,7 +937,8 @@ def _stored_or_rows(
         "AND EXISTS (SELECT 1 FROM page q WHERE q.part = 0)) "
         "SELECT fp.h, hit.parts, p.* FROM fp LEFT JOIN hit ON TRUE "
         f"LEFT JOIN page p ON hit.parts IS NULL ORDER BY {order}",
-        [*params, stamp, kind, slug],
+        # (No stored page has an empty kind: `fresh` finds none.)
+        [*params, stamp, "" if fresh else kind, slug],
         keep_plan=True,
     )
     fingerprint, parts = rows[0][0] or "", rows[0][1]
@@ -909,13 +961,13 @@ class RecordListing(NamedTuple):
 
 
 def public_record_listing(
-    kind: str, slug: str, first: int, stamp: str | None = None
+    kind: str, slug: str, first: int, stamp: str | None = None, *, fresh: bool = False
 ) -> RecordListing | Stored | None:
     """`public_record_at`, the first `first` live listings naming its object (as
     `listed_naming(kind, its id, "n.link", limit=first)`) and the records its
     record names (`_NAMED_BESIDE`, (kind, id) -> record), in one statement: an episode's
     page. With `stamp`, the page stored at this address instead, while its rows are
-    unchanged (`_stored_or_rows`)."""
+    unchanged (`_stored_or_rows`; never with `fresh`)."""
     fingerprint, stored, rows = _stored_or_rows(
         f"WITH found AS MATERIALIZED (SELECT r.id, r.kind, r.object_id, r.slug, r.name, "  # noqa: S608
         f"r.data FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1) "
@@ -935,6 +987,7 @@ def public_record_listing(
         kind,
         slug,
         stamp,
+        fresh=fresh,
     )
     if stored is not None:
         return Stored(stored)
@@ -994,7 +1047,7 @@ class ObjectPage(NamedTuple):
 
 
 def public_record_and_episodes(
-    kind: str, slug: str, limit: int, first: int, stamp: str | None = None
+    kind: str, slug: str, limit: int, first: int, stamp: str | None = None, *, fresh: bool = False
 ) -> ObjectPage | Stored | None:
     """A person's or organisation's page's reads, in one statement: the record at an
     address and how many live listings name it (`public_record_at`), then the first
@@ -1008,7 +1061,7 @@ def public_record_and_episodes(
     (`_NAMED_BESIDE`; a second statement for them cost the page a sixth of its time).
 
     With `stamp`, the page stored at this address instead, while its rows are unchanged
-    (`_stored_or_rows`).
+    (`_stored_or_rows`; never with `fresh`).
     """
     links = _RECORD_LINK
     # The object's id, as a value the planner reads once (an uncorrelated subquery): a
@@ -1042,6 +1095,7 @@ def public_record_and_episodes(
         kind,
         slug,
         stamp,
+        fresh=fresh,
     )
     if stored is not None:
         return Stored(stored)

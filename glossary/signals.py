@@ -4,6 +4,7 @@ from django.dispatch import Signal
 
 # Sent after a publish, unpublish or re-render commits; `entry_ids` are the entries
 # published or withdrawn (`entry_id` the entry, when there is one), or None when every
-# live page changed. The public page cache drops itself on it, and the episodes', people's
-# and organisations' first pages it touched are stored again (glossary.reference_views).
+# live page changed; `pages` the episodes', people's and organisations' first pages it
+# touched, as (kind, slug), found before the commit. The public page cache drops itself
+# on it, and those pages are stored again (glossary.reference_views).
 live_content_changed = Signal()

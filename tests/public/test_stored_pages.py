@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -187,7 +188,7 @@ def test_a_failure_to_store_never_undoes_the_publish(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    def broken(keys: Any) -> int:
+    def broken(keys: Any, **_: Any) -> int:
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(reference_views, "store_first_pages", broken)
@@ -198,7 +199,7 @@ def test_a_failure_to_store_never_undoes_the_publish(
     with django_capture_on_commit_callbacks(execute=True):
         publishing.publish(entry)
     assert b"Stored Gamma" in Client().get(PERSON).content
-    assert "Could not store the pages" in caplog.text
+    assert "Could not store the first pages" in caplog.text
 
 
 def test_rerender_stores_every_first_page_again(
@@ -208,3 +209,62 @@ def test_rerender_stores_every_first_page_again(
     with django_capture_on_commit_callbacks(execute=True):
         call_command("rerender")
     assert StoredPage.objects.count() == 3
+
+
+def _current(*keys: tuple[str, str]) -> bool:
+    """Whether each page stored for these addresses is its rows' (nothing left to store)."""
+    return reference_views.store_first_pages(keys) == 0 and StoredPage.objects.filter(
+        slug__in=[slug for _, slug in keys]
+    ).count() == len(keys)
+
+
+def test_storing_all_replaces_a_page_though_its_fingerprint_is_current(
+    guest: dict[str, Any],
+) -> None:
+    """`manage.py rerender` mends a stored page whatever it holds (an operator's edit, a
+    page an older release rendered): it renders every page again."""
+    _store_all()
+    _tamper("person", "gwen-guest")
+    _store_all()
+    assert b"STORED MARK" not in Client().get(PERSON).content
+
+
+def test_the_code_digest_is_the_code_this_process_imported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker still running the last release after a deploy changed the files must store
+    its pages under the last release's digest, not the new files' (a hostile walk)."""
+    imported = reference_views._rendered_by()
+    monkeypatch.setattr(reference_views, "_code_digest", lambda: "the files as they are now")
+    assert reference_views._rendered_by() == imported
+
+
+def test_deleting_an_entry_stores_the_pages_it_touched(
+    guest: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    from editorial import workflow
+
+    _store_all()
+    admin = User.objects.create_superuser("stored-admin", "a@example.com", "pw")
+    with django_capture_on_commit_callbacks(execute=True):
+        workflow.delete_entry(guest["entries"][0], user=admin)
+    assert _current(
+        ("person", "gwen-guest"), ("organisation", "acme-labs"), ("episode", "stored-show/1/4")
+    )
+
+
+def test_a_published_show_rename_stores_its_other_episodes_pages(
+    guest: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    other = Episode.objects.create(
+        show=guest["episode"].show, season=1, number=5, title="Elsewhere", duration=3600
+    )
+    entry = Entry.objects.create(term="Stored Delta", slug="stored-delta", summary="S.")
+    EpisodeReference.objects.create(entry=entry, episode=other, at=20, text="Delta.")
+    publishing.publish(entry)
+    _store_all()
+    Show.objects.filter(pk=guest["episode"].show_id).update(name="Renamed Show")
+    with django_capture_on_commit_callbacks(execute=True):
+        publishing.publish(guest["entries"][1])
+    assert b"Renamed Show" in Client().get("/episodes/stored-show/1/5/").content
+    assert _current(("episode", "stored-show/1/5"))
