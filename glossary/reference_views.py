@@ -667,7 +667,7 @@ def store_first_pages(keys: Iterable[tuple[str, str]], *, again: bool = False) -
     every page is rendered per request). How many were stored."""
     if connection.vendor != "postgresql":
         return 0
-    made: list[StoredPage] = []
+    made: list[tuple[str, str, str, str]] = []
     stored = 0
     for kind, slug in keys:
         kept = _STORED_KINDS[kind]
@@ -676,43 +676,39 @@ def store_first_pages(keys: Iterable[tuple[str, str]], *, again: bool = False) -
         found = kept.read(kind, slug, ENTRIES_PAGE_SIZE, _stamp(request), again)
         if found is not None and not isinstance(found, Stored):
             values = json.dumps(kept.values(request, found))
-            made.append(
-                StoredPage(kind=kind, slug=slug, fingerprint=found.fingerprint, parts=values)
-            )
+            made.append((kind, slug, found.fingerprint, values))
         if len(made) == _STORE_BATCH:
-            stored += _store(made)
-            made = []
-    return stored + _store(made)
+            selectors.write_stored_pages(made)
+            stored, made = stored + len(made), []
+    selectors.write_stored_pages(made)
+    return stored + len(made)
 
 
 # Pages written a statement at a time (each is about 15 KB).
 _STORE_BATCH = 100
 
 
-def _store(pages: list[StoredPage]) -> int:
-    StoredPage.objects.bulk_create(
-        pages,
-        update_conflicts=True,
-        unique_fields=["kind", "slug"],
-        update_fields=["fingerprint", "parts"],
-    )
-    return len(pages)
-
-
-_storing_once: ContextVar[bool] = ContextVar("_storing_once", default=False)
+# While `storing_once` runs: the pages the publishes touched (None among them: all).
+_storing_once: ContextVar[set[tuple[str, str] | None] | None] = ContextVar(
+    "_storing_once", default=None
+)
 
 
 @contextmanager
 def storing_once() -> Iterator[None]:
-    """Publishes in this block store no page; at its end every episode's, person's and
-    organisation's first page is stored, once (`generate_glossary`: a page stored after each of ten
-    thousand publishes would be rendered again and again for nothing)."""
-    token = _storing_once.set(True)
+    """Publishes in this block store no page; at its end the pages they touched are stored,
+    each once (`generate_glossary`: a page stored after each of ten thousand publishes
+    would be rendered again and again for nothing)."""
+    touched: set[tuple[str, str] | None] = set()
+    token = _storing_once.set(touched)
     try:
         yield
     finally:
         _storing_once.reset(token)
-    store_all_first_pages()
+    if None in touched:
+        store_all_first_pages()
+    else:
+        store_first_pages(sorted(key for key in touched if key is not None))
 
 
 def store_all_first_pages() -> int:
@@ -736,7 +732,12 @@ def store_touched_pages(
     found before the commit), or every one when every live page changed. A failure here
     leaves those pages rendered per request, as correct and slower; it never undoes the
     change."""
-    if _storing_once.get():
+    touched = _storing_once.get()
+    if touched is not None:
+        if pages is None and entry_ids is None:
+            touched.add(None)
+        else:
+            touched.update(pages if pages is not None else selectors.pages_touched(entry_ids))
         return
     try:
         if pages is not None:

@@ -899,6 +899,23 @@ def pages_touched(
     return list(records.order_by("kind", "slug").values_list("kind", "slug"))
 
 
+def write_stored_pages(pages: Sequence[tuple[str, str, str, str]]) -> None:
+    """Store first pages, each as (kind, slug, fingerprint, parts), replacing any stored at
+    its address (glossary.reference_views.store_first_pages). One statement whose values
+    the server binds: the ORM's client-side quoting of fifteen pages of JSON cost 40 ms."""
+    if not pages:
+        return
+    kinds, slugs, fingerprints, parts = (list(column) for column in zip(*pages, strict=True))
+    with _cursor(keep_plan=True) as cursor:
+        cursor.execute(
+            f"INSERT INTO {StoredPage._meta.db_table} (kind, slug, fingerprint, parts) "  # noqa: S608
+            "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) "
+            "ON CONFLICT (kind, slug) DO UPDATE "
+            "SET fingerprint = EXCLUDED.fingerprint, parts = EXCLUDED.parts",
+            [kinds, slugs, fingerprints, parts],
+        )
+
+
 class Stored(NamedTuple):
     """A first page rendered after a publish (glossary.models.StoredPage) whose rows are
     still, byte for byte, the rows it was rendered from: its values, as JSON."""

@@ -150,6 +150,8 @@ def test_it_reports_progress_and_what_it_made(roles: None) -> None:
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="pages are stored on PostgreSQL only")
+# Committed as the command commits it: each batch's pages are collected once it commits.
+@pytest.mark.django_db(transaction=True)
 def test_every_episodes_persons_and_organisations_first_page_is_stored_once_at_the_end(
     roles: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
