@@ -158,7 +158,7 @@ def ensure_database(size: int, *, fresh: bool) -> str:
     # deploy's `manage.py rerender` stores them: a page stored by other code is not served
     # (glossary.reference_views). Quick when the generator has just stored them.
     subprocess.run(
-        [PY, "manage.py", "shell", "-c",
+        [PY, "manage.py", "shell", "-v", "0", "-c",
          "from glossary.reference_views import store_all_first_pages as store; "
          "print(f'  {store()} first pages stored')"],
         cwd=ROOT, env=env, check=True,
