@@ -10,6 +10,14 @@ traceback; each caller turns `InboundError` into its own error with the same mes
 carriage return. NUL cannot be stored in PostgreSQL text at all; the others have no
 business in a transcript or an entry and would only surface later, somewhere harder
 to trace.
+
+`strip_invisible` removes the characters that change how text *looks* without being
+seen: the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+U+2066-U+2069), the zero-width and directional marks (U+200B-U+200F) and the byte
+order mark (U+FEFF). Text written by someone outside the desk (a cited page's excerpt,
+a feed's titles, a transcript's passages, a person's name from a feed) passes through it
+before it is stored for readers, so a right-to-left override cannot make a page show
+words that are not the words an editor read.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from typing import Any
 MAX_DEPTH = 100
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 class InboundError(ValueError):
@@ -104,3 +113,8 @@ def control_character(text: str) -> tuple[int, str] | None:
 def _describe(char: str) -> str:
     """'U+0000 (NUL)', 'U+001B'."""
     return f"U+{ord(char):04X}" + (" (NUL)" if char == "\x00" else "")
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without bidirectional controls, zero-width characters and byte order marks."""
+    return _INVISIBLE.sub("", text)
