@@ -5,6 +5,7 @@ a deployment fails at start-up instead of running with a surprising default.
 """
 
 import os
+import zoneinfo
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -59,3 +60,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_time_zone(name: str, default: str) -> str:
+    """An IANA zone name ("America/New_York"): refused at start-up when unknown, instead
+    of every desk page failing on its first request."""
+    raw = os.environ.get(name, "").strip() or default
+    try:
+        zoneinfo.ZoneInfo(raw)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(
+            f"{name} must be a time zone name such as America/New_York, not {raw!r}"
+        ) from None
+    return raw

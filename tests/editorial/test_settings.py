@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list
+from config.env import env_bool, env_int, env_list, env_time_zone
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,3 +85,19 @@ def test_env_int_rejects_words_and_values_below_the_minimum(monkeypatch):
 def test_env_list_splits_on_commas(monkeypatch):
     monkeypatch.setenv("HOSTS", "a.example, b.example,,")
     assert env_list("HOSTS", []) == ["a.example", "b.example"]
+
+
+def test_the_newsroom_zone_must_be_a_zone_name(monkeypatch):
+    monkeypatch.setenv("NEWSROOM_TIME_ZONE", "Eastern")
+    with pytest.raises(ImproperlyConfigured, match="NEWSROOM_TIME_ZONE must be a time zone"):
+        env_time_zone("NEWSROOM_TIME_ZONE", "America/New_York")
+    monkeypatch.setenv("NEWSROOM_TIME_ZONE", "Europe/London")
+    assert env_time_zone("NEWSROOM_TIME_ZONE", "America/New_York") == "Europe/London"
+    monkeypatch.delenv("NEWSROOM_TIME_ZONE")
+    assert env_time_zone("NEWSROOM_TIME_ZONE", "America/New_York") == "America/New_York"
+
+
+def test_settings_refuse_an_unknown_newsroom_zone_at_start_up():
+    result = load_settings(NEWSROOM_TIME_ZONE="America/Gotham")
+    assert result.returncode != 0
+    assert "NEWSROOM_TIME_ZONE must be a time zone name" in result.stderr
