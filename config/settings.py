@@ -13,7 +13,7 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_str, env_time_zone
 from config.logging import logging_config
 
 # Lets Django's generic classes be subscripted at run time (ModelAdmin[Entry]), as the
@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # The desk's pages show and read times in the newsroom's zone (editorial.newsroom).
+    "editorial.newsroom.DeskTimeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.SecurityHeadersMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -168,8 +170,11 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
-# The zone the newsroom schedules and reads dates in (editorial.newsroom).
-NEWSROOM_TIME_ZONE = env_str("NEWSROOM_TIME_ZONE", "America/New_York")
+# The zone the newsroom schedules and reads dates in (editorial.newsroom): every time the
+# desk shows (its pages, emails, messages) is in it; readers' pages keep TIME_ZONE.
+NEWSROOM_TIME_ZONE = env_time_zone("NEWSROOM_TIME_ZONE", "America/New_York")
+# DATETIME_FORMAT as the desk writes an instant, "Dec 1, 2026, 09:00 EST" (config/formats/).
+FORMAT_MODULE_PATH = ["config.formats"]
 
 # --- Static files ------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from editorial.newsroom import format_instant
 from glossary.models import Entry, EntryVersion
 
 
@@ -208,9 +209,9 @@ class ScheduledAction(models.Model):
         ]
 
     def __str__(self) -> str:
-        # The form gives due_at in the newsroom's zone: the UTC label needs a UTC time.
-        due = self.due_at.astimezone(datetime.UTC)
-        return f"{self.get_action_display()} {self.entry} at {due:%Y-%m-%d %H:%M} UTC"
+        # The change message, the admin log and the page's title name a row by it: in
+        # newsroom time, as the form it was typed in.
+        return f"{self.get_action_display()} {self.entry} at {format_instant(self.due_at)}"
 
 
 class SchedulerHeartbeat(models.Model):
@@ -221,7 +222,7 @@ class SchedulerHeartbeat(models.Model):
     last_result = models.CharField(max_length=300, blank=True)
 
     def __str__(self) -> str:
-        return f"{self.name} ran at {self.last_run_at:%Y-%m-%d %H:%M:%S} UTC"
+        return f"{self.name} ran at {format_instant(self.last_run_at)}"
 
 
 class ShareLink(models.Model):
@@ -295,7 +296,7 @@ class QuoteCheckRun(models.Model):
         verbose_name = "quote check run"
 
     def __str__(self) -> str:
-        return f"Quote check {self.created_at:%Y-%m-%d %H:%M} ({self.get_state_display()})"
+        return f"Quote check {format_instant(self.created_at)} ({self.get_state_display()})"
 
     @property
     def percent(self) -> int:
@@ -348,7 +349,7 @@ class SourceSnapshot(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.source_id} at {self.fetched_at:%Y-%m-%d %H:%M} UTC"
+        return f"{self.source_id} at {format_instant(self.fetched_at)}"
 
 
 class CitationConfirmation(models.Model):

@@ -4,16 +4,28 @@ Every check and every action that writes or compares a date goes through here,
 so a citation confirmed at 21:00 in New York is confirmed *today* there, not
 tomorrow in UTC, and the freshness window counts the same days the gates count.
 Instants are stored in UTC; `settings.NEWSROOM_TIME_ZONE` names the zone.
+
+Every time the desk shows is newsroom time: `DeskTimeMiddleware` makes the zone
+Django's current one for the desk's pages, so the admin's lists, forms, history
+and date filters read it; text written outside a request (emails, the
+scheduler's results, commands, a row's name) formats with `format_instant`.
+Readers' pages keep their own convention (dates in `settings.TIME_ZONE`).
 """
 
 from __future__ import annotations
 
 import datetime
 import zoneinfo
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponseBase
 from django.utils import timezone
+
+# The URL namespaces of the desk's pages: Django's admin and the desk's own pages under it.
+DESK_NAMESPACES = frozenset({"admin", "desk"})
 
 
 def zone() -> zoneinfo.ZoneInfo:
@@ -74,3 +86,29 @@ def from_local(naive: datetime.datetime) -> datetime.datetime:
             code="ambiguous",
         )
     return first
+
+
+class DeskTimeMiddleware:
+    """Desk pages in the newsroom's zone: Django's current zone while their view runs.
+
+    With it, everything Django formats on those pages (the admin's columns and read-only
+    fields, `|date` in templates, date filters and hierarchies, the offset the admin's
+    "Now" and "Today" shortcuts fill in from) is newsroom time, and a time typed into a
+    date-time field is read as newsroom time. Other pages, readers' pages among them,
+    keep `settings.TIME_ZONE`.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        try:
+            return self.get_response(request)
+        finally:
+            # A thread serves the next request too: no desk page's zone may stay behind.
+            timezone.deactivate()
+
+    def process_view(self, request: HttpRequest, view: Any, args: Any, kwargs: Any) -> None:
+        match = request.resolver_match
+        if match is not None and DESK_NAMESPACES.intersection(match.namespaces):
+            timezone.activate(zone())

@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.safestring import mark_safe
 
+from editorial import newsroom
 from editorial.models import ShareLink
 from editorial.permissions import Action, require
 from glossary import document, entry_page, publishing
@@ -124,6 +125,8 @@ def _render(
         "page_html": mark_safe(article),  # noqa: S308 - rendered from a sanitised document
         "banner": banner,
         "expires": expires,
+        # As the desk that made the link wrote it (the share page, the entry's panel).
+        "expires_label": newsroom.format_instant(expires) if expires else "",
     }
     response = render(request, "preview/entry.html", context, status=status)
     return _private(response)

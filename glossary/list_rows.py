@@ -206,7 +206,8 @@ def feed_entry(doc: EntryDocument, entry: Entry) -> str:
 
 def sitemap_url(path: str, changed: datetime.datetime | None) -> str:
     """The `<url>` of the entries' sitemap (glossary.sitemaps), `lastmod` its last change."""
-    lastmod = (
-        f"<lastmod>{timezone.localtime(changed).date().isoformat()}</lastmod>" if changed else ""
-    )
+    # The day in settings.TIME_ZONE, as every reader's page writes it, whatever zone the
+    # request that publishes is in (the desk's pages are in the newsroom's).
+    day = timezone.localtime(changed, timezone.get_default_timezone()).date() if changed else None
+    lastmod = f"<lastmod>{day.isoformat()}</lastmod>" if day else ""
     return f"  <url><loc>{escape(absolute(path))}</loc>{lastmod}</url>\n"

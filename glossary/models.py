@@ -18,6 +18,7 @@ from django.db import models, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.text import slugify
 from taggit.managers import TaggableManager
 from taggit.models import Tag
@@ -770,7 +771,10 @@ class RecordEdit(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.object_id} edited by {self.edited_by_id} at {self.edited_at}"
+        # Named on the desk's pages (an account's delete page lists it): in the zone the
+        # page shows times in, as every time there is written.
+        when = date_format(timezone.localtime(self.edited_at), "DATETIME_FORMAT")
+        return f"{self.kind} {self.object_id} edited by {self.edited_by_id} at {when}"
 
 
 class PublicRecordLink(models.Model):

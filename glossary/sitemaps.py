@@ -184,7 +184,8 @@ def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
         parts.append(f"  <url><loc>{escape(absolute(site.location(item)))}</loc>")
         changed = lastmod(item) if lastmod is not None else None
         if changed is not None:
-            parts.append(f"<lastmod>{timezone.localtime(changed).date().isoformat()}</lastmod>")
+            day = timezone.localtime(changed, timezone.get_default_timezone()).date()
+            parts.append(f"<lastmod>{day.isoformat()}</lastmod>")
         parts.append("</url>\n")
     parts.append("</urlset>\n")
     return HttpResponse("".join(parts), content_type="application/xml")

@@ -226,7 +226,6 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
 
     return {
         "now": now,
-        "zone": newsroom.zone_label(now),
         "scheduler": status,
         "overdue": [
             s

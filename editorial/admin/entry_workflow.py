@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 
-from editorial import preview, versions, workflow
+from editorial import newsroom, preview, versions, workflow
 from editorial.gates import run_gates
 from editorial.models import ShareLink, WorkflowEvent
 from editorial.permissions import Action, acting_user, can, require
@@ -426,7 +426,7 @@ class EntryWorkflowPages:
             raise Http404("Choose two versions to compare.")
         version = get_object_or_404(EntryVersion, entry=entry, number=int(which))
         published = (
-            f", published {date_format(timezone.localtime(version.published_at), 'DATE_FORMAT')}"
+            f", published {date_format(newsroom.to_local(version.published_at), 'DATE_FORMAT')}"
             if version.published_at
             else ""
         )

@@ -14,7 +14,6 @@ from django.db.models import Model
 from django.forms.utils import ErrorList
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import slugify
@@ -262,11 +261,7 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
         data = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict
         data[self.add_prefix("edit_token")] = now_token
         self.data = data
-        when = (
-            date_format(timezone.localtime(current.updated_at), "DATETIME_FORMAT")
-            if current.updated_at
-            else "just now"
-        )
+        when = newsroom.format_instant(current.updated_at) if current.updated_at else "just now"
         compare_url = reverse("admin:glossary_entry_compare", args=[current.pk])
         if opened_version.isdecimal() and int(opened_version) and latest:
             compare_url += f"?a={opened_version}&b={latest}"
@@ -287,9 +282,18 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
 class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
     """A publish or unpublish at a date and time typed in the newsroom's zone."""
 
-    due_date = forms.DateField(label="Date", widget=AdminDateWidget)
+    # The admin's "Today" and "Now" fill in newsroom time (the page's zone is the
+    # newsroom's: editorial.newsroom.DeskTimeMiddleware); admin.js adds "Now + 30 min",
+    # which fills in both fields, as the date may turn over.
+    due_date = forms.DateField(
+        label="Date", widget=AdminDateWidget, help_text="The day in newsroom time."
+    )
     due_time = forms.TimeField(
-        label="Time", widget=AdminTimeWidget, help_text="24-hour clock, e.g. 09:00 or 17:30."
+        label="Time",
+        widget=AdminTimeWidget(attrs={"data-soon-minutes": "30", "data-date-field": "due_date"}),
+        help_text="Newsroom time (the zone named at the top of the page), on the 24-hour "
+        "clock, e.g. 09:00 or 17:30. The entry is published at the scheduler's first run "
+        "after this (within a minute), and only if it passes the publish checks then.",
     )
     # The version this page named, which saving approves (clean): a waiting row's, or the
     # one the publish page's schedule link names; none on a blank new schedule, which
@@ -307,13 +311,6 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        zone = newsroom.zone_label()
-        self.fields["due_date"].help_text = f"Times are in {zone}."
-        self.fields["due_time"].help_text = (
-            f"Times are in {zone}; 24-hour clock, e.g. 09:00 or 17:30. The entry is "
-            "published at the scheduler's first run after this (within a minute), and only "
-            "if it passes the publish checks then."
-        )
         if self.instance.pk:
             self.initial.setdefault("shown_version", self.instance.version)
             self.initial.setdefault("seen_through", self.instance.seen_event)

@@ -29,7 +29,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
-from editorial import feeds, transcripts
+from editorial import feeds, newsroom, transcripts
 from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
 from glossary import episode_feed, publishing
@@ -91,7 +91,7 @@ class ReferenceAdmin(DeskModelAdmin[Any]):
             "“{}”, as published {} (changes saved since reach readers when an entry showing "
             "them is published by someone who did not make them)",
             record.name,
-            record.published_at.date().isoformat(),
+            newsroom.format_date(newsroom.today(record.published_at)),
         )
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:

@@ -1,9 +1,10 @@
 """The admin for scheduled publishing, and for interest-disclosure decisions.
 
 Editors pick a time in the newsroom's zone. Times are typed and shown in
-settings.NEWSROOM_TIME_ZONE (the form names it, with its current abbreviation)
-and stored in UTC. Only people allowed to schedule (editorial.permissions,
-Action.SCHEDULE) can add, change or cancel; a row that has run is read-only.
+settings.NEWSROOM_TIME_ZONE (every desk page names it once, at the top, with its
+current abbreviation; the shortcuts fill it in) and stored in UTC. Only people
+allowed to schedule (editorial.permissions, Action.SCHEDULE) can add, change or
+cancel; a row that has run is read-only.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
             fields[-1:-1] = ["version", "approved_by"]
         return [
             (
-                f"Times are in {newsroom.zone_label()}",
+                None,
                 {
                     "fields": fields,
                     "description": "A publish puts out the version this page names when you "
