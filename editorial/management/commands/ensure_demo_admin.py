@@ -5,9 +5,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from editorial.permissions import Role
+from glossary.management.database import DatabaseCommand
 
 # One login per role, so the whole review path can be tried on the demo:
 # a writer submits, a fact-checker confirms sources, an editor publishes. Two
@@ -21,7 +22,7 @@ DEMO_ROLE_LOGINS = [
 ]
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Create (or reset) the local demo logins: an admin and one user per role, "
         "and print them. Refuses to run with DEBUG off."

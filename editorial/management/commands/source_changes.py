@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
 from editorial import newsroom
 from editorial.sourcetext.report import SourceChange, changes
+from glossary.management.database import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "List the sources whose current text differs from their confirmed text."
 
     def add_arguments(self, parser: CommandParser) -> None:
