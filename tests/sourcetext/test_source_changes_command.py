@@ -144,9 +144,13 @@ def test_a_page_changed_since_a_confirmation_that_kept_no_text_is_named(
 def test_no_differences_says_how_many_sources_were_compared(changed, site) -> None:
     site.serve("nvlink", PAGE_V1)
     scheduled_check(changed)
-    assert run().strip().endswith(
-        "No source's text differs from the text that was confirmed "
-        "(1 of 1 sources have stored text)."
+    assert (
+        run()
+        .strip()
+        .endswith(
+            "No source's text differs from the text that was confirmed "
+            "(1 of 1 sources have stored text)."
+        )
     )
 
 
