@@ -221,10 +221,12 @@ def page_change_summary(source: Source) -> str:
 
 
 def is_alert(transition: Transition) -> bool:
-    """Broken, moved, or its text changed since confirmed: what the people citing it must hear."""
+    """Broken, moved, empty, or its text changed since confirmed: what the people citing it
+    must hear."""
     became = transition.health_changed and transition.new_health in (
         Source.Health.BROKEN,
         Source.Health.MOVED,
+        Source.Health.EMPTY,
     )
     return became or transition.content_changed
 
@@ -233,6 +235,12 @@ def _source_text(source: Source, transition: Transition, terms: list[str]) -> st
     lines = [f"{source.title or source.url}\n{source.url}"]
     if transition.health_changed and transition.new_health == Source.Health.BROKEN:
         lines.append("The link is broken: it failed several checks days apart.")
+    elif transition.health_changed and transition.new_health == Source.Health.EMPTY:
+        lines.append(
+            "The page came back empty (no text) on several checks days apart: it may have "
+            "been emptied, or be built by scripts the desk does not run. Open it and check "
+            "it still says what it is cited for."
+        )
     elif transition.health_changed and transition.new_health == Source.Health.MOVED:
         lines.append(f"The page moved to {source.suggested_url or 'another address'}.")
     if transition.content_changed:

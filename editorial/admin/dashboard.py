@@ -54,6 +54,7 @@ HEALTH_ORDER = [
     Source.Health.OK,
     Source.Health.MOVED,
     Source.Health.BLOCKED,
+    Source.Health.EMPTY,
     Source.Health.FAILING,
     Source.Health.BROKEN,
     Source.Health.UNCHECKED,
@@ -63,6 +64,7 @@ HEALTH_COLOURS = {
     Source.Health.OK: "#009E73",
     Source.Health.MOVED: "#56B4E9",
     Source.Health.BLOCKED: "#CC79A7",
+    Source.Health.EMPTY: "#0072B2",
     Source.Health.FAILING: "#E69F00",
     Source.Health.BROKEN: "#D55E00",
     Source.Health.UNCHECKED: "#999999",
@@ -179,7 +181,8 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         citation.age_days = (today - citation.checked_on).days if citation.checked_on else None
     sources = Rows.of(
         Source.objects.filter(
-            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED]) | CHANGED_SINCE_CONFIRMED
+            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED, Source.Health.EMPTY])
+            | CHANGED_SINCE_CONFIRMED
         )
         .annotate(citing=Count("citations"))
         .order_by("health", "title")
