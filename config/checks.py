@@ -2,11 +2,11 @@
 
 Django's own deploy checks cover HSTS, cookies, the SSL redirect and the
 secret key's strength. These add what a production Glossary Desk needs on top:
-PostgreSQL, Redis for the cache and the Celery broker, explicit hosts, no
-SSRF allowance for the link checker, an enforced Content-Security-Policy and a
-second pair of eyes on every publish. The migrate service runs
-``check --deploy --fail-level WARNING`` first, so a deploy with any of these
-problems stops before it touches the database.
+PostgreSQL, Redis for the cache and the Celery broker, explicit hosts, a mail
+server for the notifications, no SSRF allowance for the link checker, an
+enforced Content-Security-Policy and a second pair of eyes on every publish. The
+migrate service runs ``check --deploy --fail-level WARNING`` first, so a deploy
+with any of these problems stops before it touches the database.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.core.exceptions import ImproperlyConfigured
 
 from glossary.throttle import parse_rate
+
+SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 
 
 @register(Tags.security, deploy=True)
@@ -56,6 +58,22 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[Ch
                 "ALLOWED_HOSTS is not set, so the development hosts are in use.",
                 hint="Set ALLOWED_HOSTS to the public host name(s), comma-separated.",
                 id="glossary.E004",
+            )
+        )
+    if (
+        settings.EMAIL_BACKEND == SMTP_BACKEND
+        and not os.environ.get("EMAIL_HOST", "").strip()
+        and settings.NOTIFY_DEFAULT_DELIVERY != "off"
+    ):
+        messages.append(
+            Error(
+                "Email notifications are on (NOTIFY_DEFAULT_DELIVERY="
+                f"{settings.NOTIFY_DEFAULT_DELIVERY}) but EMAIL_HOST is unset: every email "
+                "would go to a mail server on localhost, where none listens, and fail.",
+                hint="Set EMAIL_HOST (with EMAIL_PORT, EMAIL_HOST_USER and "
+                "EMAIL_HOST_PASSWORD) to your SMTP server, or NOTIFY_DEFAULT_DELIVERY=off for "
+                "a desk that emails nobody who has not asked (docs/notifications.md).",
+                id="glossary.E006",
             )
         )
     if not settings.CSRF_TRUSTED_ORIGINS:

@@ -101,6 +101,7 @@ HAS_SOURCE = "has_source"
 CITATION_FRESH = "citation_fresh"
 SOURCE_NOT_BROKEN = "source_not_broken"
 SOURCE_MOVED = "source_moved"
+SOURCE_EMPTY = "source_empty"
 CLAIM_HELD = "claim_held"
 TIMESTAMP_IN_EPISODE = "timestamp_in_episode"
 SPONSORSHIP_DISCLOSED = "sponsorship_disclosed"
@@ -507,6 +508,17 @@ def _citation_checks(
                     f"The source “{title}” is broken: its address ({source.url}) has failed "
                     "repeated checks. Replace the source, or mark it dead and give an archive "
                     "copy.",
+                    source_url,
+                )
+            )
+        elif source.health == Source.Health.EMPTY:
+            # A warning: the address works, and a page built by scripts may read fine.
+            results.append(
+                GateResult.warn(
+                    SOURCE_EMPTY,
+                    f"The source “{title}” answered with an empty page on several checks "
+                    "days apart. Open it and check it still says what it is cited for; if "
+                    "not, mark it dead and give an archive copy.",
                     source_url,
                 )
             )

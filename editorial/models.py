@@ -450,6 +450,7 @@ class Notification(models.Model):
         EMAILED = "emailed", "Emailed"
         DIGEST = "digest", "Sent in a daily digest"
         DROPPED = "dropped", "Not sent (email turned off)"
+        FAILED = "failed", "Not sent (delivery failed)"
 
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
@@ -464,8 +465,28 @@ class Notification(models.Model):
     subject = models.CharField(max_length=300)
     text = models.TextField(help_text="The plain-text paragraph this adds to the email.")
     created_at = models.DateTimeField(default=timezone.now)
-    sent_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(
+        "done at",
+        null=True,
+        blank=True,
+        help_text="When delivery ended: emailed, dropped or given up (the outcome says "
+        "which). Empty while it waits.",
+    )
     outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True, default="")
+    # Delivery failures (editorial.notify): a message the mail server refused for a passing
+    # reason waits and is tried again; one that can never go is given up at once.
+    attempts = models.PositiveSmallIntegerField(
+        "failed attempts", default=0, help_text="How many times sending it failed."
+    )
+    failed_at = models.DateTimeField(
+        "failing since",
+        null=True,
+        blank=True,
+        help_text="When sending it first failed.",
+    )
+    error = models.TextField(
+        blank=True, help_text="Why the latest attempt failed, as the mail server or Django said."
+    )
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -475,6 +496,12 @@ class Notification(models.Model):
                 fields=["recipient", "created_at"],
                 condition=models.Q(sent_at__isnull=True),
                 name="notification_waiting_idx",
+            ),
+            # The dashboard's "Email that could not be sent": failed rows, newest first.
+            models.Index(
+                fields=["-failed_at"],
+                condition=models.Q(failed_at__isnull=False),
+                name="notification_failed_idx",
             ),
         ]
 

@@ -17,14 +17,21 @@ Two halves, so nothing is sent inside the transaction that caused it:
   one email per person, never one per check.
 
 Rows are claimed under a row lock and marked sent in the same transaction as
-the send; a failure to send rolls the claim back and the task retries.
-Delivery is at least once: a crash between the SMTP server accepting a message
-and the commit sends it again on retry.
+the send. Each person's message goes on its own connection, and a failure is
+recorded on that message's rows, never allowed to stop the others: one the mail
+server refuses for good (5xx) or that cannot be written (a line break in an
+address) is given up at once (outcome "failed"), one refused for a passing
+reason (4xx, a dropped connection, no server) waits, and the task tries it
+again with backoff, as does every later run, for GIVE_UP_AFTER. The dashboard
+lists both. Delivery is at least once: a crash between the SMTP server
+accepting a message and the commit sends it again on retry.
 """
 
 from __future__ import annotations
 
 import datetime
+import logging
+import smtplib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -33,7 +40,7 @@ from django.contrib.auth.models import Permission, User
 from django.core import signing
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
@@ -43,6 +50,8 @@ from editorial.linkcheck.state import Transition
 from editorial.models import Notification, NotificationPreference
 from editorial.sourcetext import report
 from glossary.models import Entry, Source
+
+log = logging.getLogger(__name__)
 
 Kind = Notification.Kind
 Delivery = NotificationPreference.Delivery
@@ -212,10 +221,12 @@ def page_change_summary(source: Source) -> str:
 
 
 def is_alert(transition: Transition) -> bool:
-    """Broken, moved, or its text changed since confirmed: what the people citing it must hear."""
+    """Broken, moved, empty, or its text changed since confirmed: what the people citing it
+    must hear."""
     became = transition.health_changed and transition.new_health in (
         Source.Health.BROKEN,
         Source.Health.MOVED,
+        Source.Health.EMPTY,
     )
     return became or transition.content_changed
 
@@ -224,6 +235,12 @@ def _source_text(source: Source, transition: Transition, terms: list[str]) -> st
     lines = [f"{source.title or source.url}\n{source.url}"]
     if transition.health_changed and transition.new_health == Source.Health.BROKEN:
         lines.append("The link is broken: it failed several checks days apart.")
+    elif transition.health_changed and transition.new_health == Source.Health.EMPTY:
+        lines.append(
+            "The page came back empty (no text) on several checks days apart: it may have "
+            "been emptied, or be built by scripts the desk does not run. Open it and check "
+            "it still says what it is cited for."
+        )
     elif transition.health_changed and transition.new_health == Source.Health.MOVED:
         lines.append(f"The page moved to {source.suggested_url or 'another address'}.")
     if transition.content_changed:
@@ -312,14 +329,73 @@ def set_delivery(user: User, delivery: str) -> NotificationPreference:
 
 # --- Delivery --------------------------------------------------------------------------
 
+# How long a message the mail server keeps refusing for a passing reason (4xx, a dropped
+# connection, a server that does not answer) is tried again before it is given up; mail
+# servers give up after days, and a desk notice older than that is on the dashboard anyway.
+GIVE_UP_AFTER = datetime.timedelta(days=2)
+# The longest error text kept on a notification.
+ERROR_MAX_CHARS = 2000
+
 
 @dataclass
 class DeliveryReport:
     emails: int = 0
     notifications: int = 0
+    # Messages given up (they can never go: refused for good, or a header that cannot be
+    # written), and messages that failed for a passing reason and wait to be tried again.
+    failed: int = 0
+    retrying: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"emails": self.emails, "notifications": self.notifications}
+        return {
+            "emails": self.emails,
+            "notifications": self.notifications,
+            "failed": self.failed,
+            "retrying": self.retrying,
+        }
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why one message did not go, and whether trying again may help."""
+
+    error: str
+    transient: bool
+    # The mail server itself could not be used (not reached, refused the login): every
+    # other message of the run would fail the same way, so the run stops there.
+    server: bool = False
+
+
+def _smtp_reply(code: int, message: bytes | str) -> str:
+    text = message.decode("utf-8", "replace") if isinstance(message, bytes) else message
+    return f"{code} {' '.join(text.split())}"
+
+
+def describe_failure(exc: Exception, *, server: bool = False) -> Failure:
+    """Classify an exception from building or sending one message.
+
+    A 4xx reply, a dropped connection or an unreachable server passes; a 5xx reply
+    does not, and neither does a message Django cannot write (a line break in a
+    header or an address: BadHeaderError or ValueError).
+    """
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        replies = exc.recipients.items()
+        error = "The mail server refused " + "; ".join(
+            f"{address}: {_smtp_reply(code, message)}" for address, (code, message) in replies
+        )
+        transient = all(400 <= code < 500 for _, (code, _) in replies)
+        return Failure(error, transient, server)
+    if isinstance(exc, smtplib.SMTPResponseException):
+        error = f"The mail server answered {_smtp_reply(exc.smtp_code, exc.smtp_error)}"
+        return Failure(error, server or 400 <= exc.smtp_code < 500, server)
+    if isinstance(exc, OSError):  # smtplib's other errors, timeouts, refused connections
+        return Failure(f"The mail server could not be reached: {exc}", True, server)
+    return Failure(f"The message could not be written ({type(exc).__name__}): {exc}", False)
+
+
+def _one_line(text: str) -> str:
+    """A header value on one line: a line break would be a second header (or a refusal)."""
+    return " ".join(text.split())
 
 
 def compose(user: User, rows: list[Notification], *, digest: bool) -> EmailMessage:
@@ -329,7 +405,7 @@ def compose(user: User, rows: list[Notification], *, digest: bool) -> EmailMessa
             f"[{site} desk] Your daily digest: {len(rows)} item{'s' if len(rows) != 1 else ''}"
         )
     elif len(rows) == 1:
-        subject = f"[{site} desk] {rows[0].subject}"
+        subject = f"[{site} desk] {_one_line(rows[0].subject)}"
     else:
         subject = f"[{site} desk] {len(rows)} things need you"
     greeting = f"Hello {user.get_full_name() or user.get_username()},"
@@ -357,10 +433,62 @@ def compose(user: User, rows: list[Notification], *, digest: bool) -> EmailMessa
     )
 
 
+def _send(message: EmailMessage) -> Failure | None:
+    """Send one message over a connection of its own; the failure, or None when it went.
+
+    Its own connection: a server that refused one recipient or dropped the line
+    cannot take the next person's message down with it.
+    """
+    connection = get_connection()
+    try:
+        connection.open()
+    except Exception as exc:
+        log.warning("The mail server could not be used: %s", exc)
+        return describe_failure(exc, server=True)
+    try:
+        message.connection = connection
+        message.send()
+    except Exception as exc:
+        failure = describe_failure(exc)
+        if isinstance(exc, OSError | ValueError):
+            log.warning("Could not send %s a notification: %s", message.to, failure.error)
+        else:  # not the mail server's answer nor a bad header: keep the traceback
+            log.exception("Could not send %s a notification", message.to)
+        return failure
+    finally:
+        try:
+            connection.close()
+        except Exception:  # a connection already dropped has nothing left to close
+            log.debug("Closing the mail connection failed", exc_info=True)
+    return None
+
+
+def _record_failure(rows: list[Notification], failure: Failure, now: datetime.datetime) -> bool:
+    """Note the failure on every row of the message; give the rows up when it can never
+    go or has failed for GIVE_UP_AFTER. Whether any row still waits."""
+    ids = [row.pk for row in rows]
+    Notification.objects.filter(pk__in=ids, failed_at__isnull=True).update(failed_at=now)
+    Notification.objects.filter(pk__in=ids).update(
+        attempts=F("attempts") + 1, error=failure.error[:ERROR_MAX_CHARS]
+    )
+    done = Notification.objects.filter(pk__in=ids)
+    if failure.transient:
+        done = done.filter(failed_at__lte=now - GIVE_UP_AFTER)
+    given_up = done.update(sent_at=now, outcome=Notification.Outcome.FAILED)
+    return given_up < len(ids)
+
+
+@dataclass(frozen=True)
+class _Sent:
+    rows: int
+    failure: Failure | None = None
+    waiting: bool = False  # after a failure: rows left to try again
+
+
 def _send_waiting(
     user_id: int, *, kinds: set[str] | None, digest: bool, now: datetime.datetime
-) -> int:
-    """Send `user_id` their waiting rows (of `kinds`, or all) in one email; how many rows."""
+) -> _Sent:
+    """Send `user_id` their waiting rows (of `kinds`, or all) in one email."""
     with transaction.atomic():
         waiting = Notification.objects.select_for_update().filter(
             recipient_id=user_id, sent_at__isnull=True
@@ -369,22 +497,36 @@ def _send_waiting(
             waiting = waiting.filter(kind__in=kinds)
         rows = list(waiting.order_by("created_at", "pk"))
         if not rows:
-            return 0
+            return _Sent(0)
         user = User.objects.get(pk=user_id)
         outcome = Notification.Outcome.DIGEST if digest else Notification.Outcome.EMAILED
         if not user.is_active or not user.email:
             outcome = Notification.Outcome.DROPPED
         else:
-            with get_connection() as connection:
-                message = compose(user, rows, digest=digest)
-                message.connection = connection
-                message.send()
+            failure = _send(compose(user, rows, digest=digest))
+            if failure is not None:
+                # Recorded in the transaction that claimed the rows; nothing was sent.
+                return _Sent(len(rows), failure, _record_failure(rows, failure, now))
         Notification.objects.filter(pk__in=[r.pk for r in rows]).update(
             sent_at=now, outcome=outcome
         )
         if digest:
             NotificationPreference.objects.filter(user_id=user_id).update(last_digest_at=now)
-    return len(rows)
+    return _Sent(len(rows))
+
+
+def _count(report: DeliveryReport, sent: _Sent) -> bool:
+    """Add one person's result to the report; False when the run should stop (the mail
+    server cannot be used, so every later message would fail the same way)."""
+    if sent.failure is None:
+        report.notifications += sent.rows
+        report.emails += 1 if sent.rows else 0
+        return True
+    if sent.waiting:
+        report.retrying += 1
+    else:
+        report.failed += 1
+    return not sent.failure.server
 
 
 def _waiting_recipients() -> list[int]:
@@ -402,7 +544,10 @@ def deliver(
     """Email everyone who wants it as it happens their waiting notifications, one email each.
 
     Without `include_coalesced`, link-check alerts keep waiting for the periodic run.
-    Rows of people who turned email off are marked dropped, unsent.
+    Rows of people who turned email off are marked dropped, unsent. Each person's
+    message is sent on its own: one the mail server refuses, or one that cannot be
+    written, is recorded on its rows (`Notification.error`, `failed_at`) and the
+    others still go; see `describe_failure` for what is tried again.
     """
     now = now or timezone.now()
     report = DeliveryReport()
@@ -417,9 +562,8 @@ def deliver(
             continue
         if delivery[pk] != Delivery.IMMEDIATE:
             continue
-        sent = _send_waiting(pk, kinds=kinds, digest=False, now=now)
-        report.notifications += sent
-        report.emails += 1 if sent else 0
+        if not _count(report, _send_waiting(pk, kinds=kinds, digest=False, now=now)):
+            break
     return report
 
 
@@ -445,7 +589,6 @@ def send_digests(now: datetime.datetime | None = None) -> DeliveryReport:
     for pk in recipients:
         if delivery[pk] != Delivery.DAILY or pk in done_recently:
             continue
-        sent = _send_waiting(pk, kinds=None, digest=True, now=now)
-        report.notifications += sent
-        report.emails += 1 if sent else 0
+        if not _count(report, _send_waiting(pk, kinds=None, digest=True, now=now)):
+            break
     return report

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import partial
+from typing import Any
 
-from celery import current_app, shared_task
+from celery import Task, current_app, shared_task
 from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
@@ -137,29 +138,54 @@ def verify_all_quotes(run_id: int) -> dict[str, int]:
     return quote_checks.run(run_id)
 
 
-# An SMTP server that does not answer is worth retrying too.
-MAIL_RETRY_ON = (DatabaseError, OSError)
+# Messages the mail server refused for a passing reason are tried again this many times,
+# after 1, 2, 4, 8 and 10 minutes; beat's next runs go on trying them until
+# editorial.notify.GIVE_UP_AFTER.
+MAIL_RETRIES = 5
+MAIL_RETRY_MAX_SECONDS = 600
+
+
+def _retry_passing_failures(task: Task[..., Any], report: notify.DeliveryReport) -> None:
+    """Ask Celery to run `task` again later when messages wait after a passing failure.
+
+    Not when the task runs eagerly (no worker: inside a web request or a test), where a
+    retry would run again at once and hold the request; the next run tries them.
+    """
+    if not report.retrying or task.request.is_eager or task.request.retries >= MAIL_RETRIES:
+        return
+    countdown = min(MAIL_RETRY_MAX_SECONDS, 60 * 2**task.request.retries)
+    raise task.retry(countdown=countdown, max_retries=MAIL_RETRIES)
 
 
 @shared_task(
+    bind=True,
     acks_late=True,
-    autoretry_for=MAIL_RETRY_ON,
+    autoretry_for=RETRY_ON,
     retry_backoff=True,
     retry_backoff_max=600,
     max_retries=5,
 )
-def deliver_notifications(include_coalesced: bool = True) -> dict[str, int]:
-    """Email waiting notifications, one email per person (editorial.notify.deliver)."""
-    return notify.deliver(include_coalesced=include_coalesced).as_dict()
+def deliver_notifications(self: Task[..., Any], include_coalesced: bool = True) -> dict[str, int]:
+    """Email waiting notifications, one email per person (editorial.notify.deliver).
+
+    Each person's message goes on its own: a failure is recorded on its notifications
+    and never stops the others; the task itself retries only passing failures.
+    """
+    report = notify.deliver(include_coalesced=include_coalesced)
+    _retry_passing_failures(self, report)
+    return report.as_dict()
 
 
 @shared_task(
+    bind=True,
     acks_late=True,
-    autoretry_for=MAIL_RETRY_ON,
+    autoretry_for=RETRY_ON,
     retry_backoff=True,
     retry_backoff_max=600,
     max_retries=5,
 )
-def send_daily_digests() -> dict[str, int]:
+def send_daily_digests(self: Task[..., Any]) -> dict[str, int]:
     """Send the daily digests when it is the digest hour (editorial.notify.send_digests)."""
-    return notify.send_digests().as_dict()
+    report = notify.send_digests()
+    _retry_passing_failures(self, report)
+    return report.as_dict()

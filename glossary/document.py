@@ -558,8 +558,10 @@ def _document(
                 checked_on=c.checked_on,
                 excerpt=c.excerpt,
                 excerpt_on=c.excerpt_on,
+                # The reader is shown what the page said when checked once it says
+                # something else, nothing, or cannot be reached.
                 source_changed=c.source.changed_since_confirmed
-                or c.source.health == m.Source.Health.BROKEN,
+                or c.source.health in (m.Source.Health.BROKEN, m.Source.Health.EMPTY),
             )
             for c in citations
         ],

@@ -1167,6 +1167,7 @@ class Source(models.Model):
         BROKEN = "broken", "Broken"
         MOVED = "moved", "Moved"
         BLOCKED = "blocked", "Blocked (needs a human look)"
+        EMPTY = "empty", "Empty page (needs a human look)"
 
     url = WebURLField("URL", unique=True)
     title = models.CharField(max_length=300)

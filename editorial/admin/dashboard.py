@@ -27,7 +27,7 @@ from editorial import gates, newsroom, scheduling, workflow
 from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import CheckResult
 from editorial.linkcheck.state import apply_result
-from editorial.models import ScheduledAction, SchedulerHeartbeat, WorkflowEvent
+from editorial.models import Notification, ScheduledAction, SchedulerHeartbeat, WorkflowEvent
 from editorial.permissions import Action, can
 from editorial.sourcetext import report
 from glossary.models import (
@@ -47,11 +47,14 @@ CHART_WEEKS = 12
 CHART_LOOKBACK_DAYS = 120
 # How long a failed scheduled action stays on the dashboard.
 FAILED_SCHEDULE_DAYS = 30
+# How long an email given up stays on the dashboard (the email log keeps it).
+FAILED_EMAIL_DAYS = 30
 
 HEALTH_ORDER = [
     Source.Health.OK,
     Source.Health.MOVED,
     Source.Health.BLOCKED,
+    Source.Health.EMPTY,
     Source.Health.FAILING,
     Source.Health.BROKEN,
     Source.Health.UNCHECKED,
@@ -61,6 +64,7 @@ HEALTH_COLOURS = {
     Source.Health.OK: "#009E73",
     Source.Health.MOVED: "#56B4E9",
     Source.Health.BLOCKED: "#CC79A7",
+    Source.Health.EMPTY: "#0072B2",
     Source.Health.FAILING: "#E69F00",
     Source.Health.BROKEN: "#D55E00",
     Source.Health.UNCHECKED: "#999999",
@@ -146,6 +150,20 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     )
     for row in scheduled.items:
         row.due_local = newsroom.format_instant(row.due_at)
+    email_failures = Rows.of(
+        Notification.objects.filter(failed_at__isnull=False)
+        .filter(
+            Q(sent_at__isnull=True)  # waiting to be tried again
+            | Q(
+                outcome=Notification.Outcome.FAILED,
+                sent_at__gte=now - datetime.timedelta(days=FAILED_EMAIL_DAYS),
+            )
+        )
+        .select_related("recipient")
+        .order_by("-failed_at", "-pk")
+    )
+    for row in email_failures.items:
+        row.failed_local = newsroom.format_instant(row.failed_at)
     window = settings.CITATION_FRESHNESS_DAYS
     today = newsroom.today(now)
     citations = Citation.objects.exclude(entry__status=Entry.Status.ARCHIVED).select_related(
@@ -163,7 +181,8 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         citation.age_days = (today - citation.checked_on).days if citation.checked_on else None
     sources = Rows.of(
         Source.objects.filter(
-            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED]) | CHANGED_SINCE_CONFIRMED
+            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED, Source.Health.EMPTY])
+            | CHANGED_SINCE_CONFIRMED
         )
         .annotate(citing=Count("citations"))
         .order_by("health", "title")
@@ -235,6 +254,8 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         "awaiting": awaiting,
         "changes": changes,
         "scheduled": scheduled,
+        "email_failures": email_failures,
+        "failed_email_days": FAILED_EMAIL_DAYS,
         "stale": stale,
         "never_checked": never_checked,
         "check_dates": check_dates,

@@ -242,7 +242,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [
             ("stale", "Has citations past the freshness window or never checked"),
-            ("unhealthy", "Cites a broken, moved or failing link"),
+            ("unhealthy", "Cites a broken, moved, empty or failing link"),
         ]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Entry]) -> QuerySet[Entry]:
@@ -255,6 +255,7 @@ class StaleSourcesFilter(admin.SimpleListFilter):
                 source__health__in=[
                     Source.Health.BROKEN,
                     Source.Health.MOVED,
+                    Source.Health.EMPTY,
                     Source.Health.FAILING,
                 ],
             )

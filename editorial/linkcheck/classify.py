@@ -22,6 +22,9 @@ class Outcome(StrEnum):
     TRANSIENT = "transient"
     TLS_ERROR = "tls_error"
     REFUSED = "refused"
+    # The page answered 2xx with no text to read: emptied, or built by scripts the
+    # checker does not run. Not a failure of the address (see state.apply_result).
+    EMPTY = "empty"
 
 
 class ErrorKind(StrEnum):
@@ -67,6 +70,8 @@ class Attempt:
     error: str = ""
     retry_after: float | None = None
     challenge: bool = False
+    # A 2xx GET whose body was read and held no main text (or was empty).
+    empty: bool = False
 
 
 def _is_site_root_redirect(original: str, final: str) -> bool:
@@ -106,8 +111,11 @@ def classify(attempt: Attempt) -> Outcome:
             return Outcome.BROKEN
         if _NOT_FOUND_PATH.search(urlsplit(attempt.final_url).path):
             return Outcome.BROKEN
-        if attempt.redirects[0].get("status") in PERMANENT_REDIRECTS:
-            return Outcome.MOVED
+    # Before "moved": an empty end page is no address to suggest.
+    if attempt.empty and 200 <= status < 300:
+        return Outcome.EMPTY
+    if attempt.redirects and attempt.redirects[0].get("status") in PERMANENT_REDIRECTS:
+        return Outcome.MOVED
     if 200 <= status < 400:
         return Outcome.OK
     return Outcome.TRANSIENT

@@ -44,6 +44,8 @@ from editorial.linkcheck.classify import REDIRECTS, Attempt, ErrorKind, Outcome,
 from editorial.linkcheck.fingerprint import END_MARK, END_MARK_OVERLAP, fingerprint, text_complete
 
 HEAD_REFUSED = frozenset({403, 405, 501})
+# What a check's history says of an empty page (Outcome.EMPTY).
+EMPTY_PAGE = "the page answered with no text to read (emptied, or built by scripts)"
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/xml", "application/xml")
 # Files a podcast's sources link to that are never text: such a URL gets a HEAD
 # first, so checking it keeps the connection and never starts a download.
@@ -735,6 +737,8 @@ class Checker:
                     continue  # otherwise the host gate already waits out Retry-After
             break
         fp, bytes_read, truncated, body, content_type = body_info
+        if outcome is Outcome.EMPTY and not attempt.error:
+            attempt.error = EMPTY_PAGE
         return CheckResult(
             url=url,
             outcome=outcome,
@@ -832,8 +836,18 @@ class Checker:
                 method = "GET"
                 continue
             if body is None:
+                # A GET answered 2xx with nothing at all (204, or Content-Length: 0).
+                attempt.empty = (
+                    method == "GET"
+                    and 200 <= status < 300
+                    and (status == 204 or headers.get("content-length", "").strip() == "0")
+                )
                 return _NO_BODY
             fp = fingerprint(body.text, content_type) if o.want_fingerprint else ""
+            # A text page read to its end (not cut at the byte cap) with no main text.
+            attempt.empty = (
+                o.want_fingerprint and 200 <= status < 300 and not fp and not body.truncated
+            )
             # Only a page whose words are new to the caller: reading its text costs
             # about 1.6 fingerprints (docs/sources.md), and holding bodies costs memory.
             if text_unless is not None and 200 <= status < 300 and fp not in text_unless:

@@ -5,6 +5,12 @@ LINKCHECK_BROKEN_AFTER failures, each counted at least
 LINKCHECK_FAILURE_SPACING_DAYS after the previous counted one (failures
 closer together count once). One success resets the streak. Outcomes that say
 nothing about the page itself (rate limited, TLS trouble) never count.
+
+A page that answers with no text (`Outcome.EMPTY`) is counted the same way, spaced
+in time, but it never makes a source *broken*: the address works, and the page may
+only be built by scripts the checker does not run. It is *failing* at first and
+*empty* once the streak reaches LINKCHECK_BROKEN_AFTER, which asks a person to look
+(and lets readers see the dated excerpt of what the page said).
 """
 
 from __future__ import annotations
@@ -169,15 +175,18 @@ def apply_result(
         else:
             source.health = Health.OK
             source.suggested_url = ""
-    elif outcome in FAILURES:
+    elif outcome in FAILURES or outcome is Outcome.EMPTY:
         last = source.last_counted_failure_at
         if last is None or now - last >= spacing:
             source.failure_streak += 1
             source.last_counted_failure_at = now
             source.first_failure_at = source.first_failure_at or now
+        # The outcome that reaches the streak names the state: an address that fails
+        # is broken, a page that answers with nothing is empty.
+        settled = Health.EMPTY if outcome is Outcome.EMPTY else Health.BROKEN
         if source.failure_streak >= settings.LINKCHECK_BROKEN_AFTER:
-            source.health = Health.BROKEN
-        elif source.health != Health.BROKEN:
+            source.health = settled
+        elif source.health not in (Health.BROKEN, Health.EMPTY):
             source.health = Health.FAILING
         window = failing
     elif outcome in (Outcome.BLOCKED, Outcome.REFUSED):

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
 from editorial.sourcetext.claims import ClaimProblem, check_note, claim_words, relevant_sentences
@@ -181,6 +181,37 @@ def _change(source: Source, texts: _Texts, citations: list[Citation]) -> SourceC
         entries=sorted({c.entry.slug for c in citations}),
         claims=claims,
     )
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of the library `changes` can speak for: without stored texts it finds
+    nothing, which must not read as "nothing changed"."""
+
+    sources: int  # every source in the library
+    with_text: int  # sources the desk holds a page text of (from a check or a confirmation)
+    # Pages whose fingerprint moved since they were confirmed, with no text from the
+    # confirmation or none since to compare: changed, but not said how.
+    uncompared: list[Source]
+
+
+def coverage() -> Coverage:
+    """The library's sources, how many have a stored text, and the changed ones that
+    cannot be compared (a fixed number of queries)."""
+    with_snapshot = SourceSnapshot.objects.filter(text__isnull=False).values("source_id")
+    with_confirmed = CitationConfirmation.objects.filter(text__isnull=False).values("source_id")
+    counts = Source.objects.aggregate(
+        sources=Count("pk"),
+        with_text=Count(
+            "pk", filter=Q(pk__in=with_snapshot) | Q(pk__in=with_confirmed), distinct=True
+        ),
+    )
+    candidates = list(Source.objects.filter(CHANGED_SINCE_CONFIRMED).order_by("title", "pk"))
+    texts = _Texts.of(s.pk for s in candidates)
+    uncompared = [
+        s for s in candidates if s.pk not in texts.source_confirmed or s.pk not in texts.current
+    ]
+    return Coverage(counts["sources"], counts["with_text"], uncompared)
 
 
 def source_change(source: Source) -> SourceChange | None:

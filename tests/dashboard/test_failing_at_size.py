@@ -133,6 +133,7 @@ def test_the_search_for_failing_entries_runs_without_parallel_workers(published:
 INDEXED_LISTS = {
     '("glossary_entry"."has_unpublished_changes" AND': "entry_live_unpublished_idx",
     '"glossary_citation"."checked_on" IS NULL': "citation_checked_on_idx",
+    '"editorial_notification"."failed_at" IS NOT NULL': "notification_failed_idx",
 }
 
 
@@ -157,7 +158,7 @@ def test_the_dashboards_lists_find_their_rows_by_index(
     with connection.cursor() as cursor:
         # Statistics of these rows, not of whatever the tables held when last analysed:
         # with stale ones the planner weighed the indexes on what was no longer there.
-        cursor.execute("ANALYZE glossary_entry, glossary_citation")
+        cursor.execute("ANALYZE glossary_entry, glossary_citation, editorial_notification")
         cursor.execute("SET LOCAL enable_seqscan = off")
         for condition in INDEXED_LISTS:
             sql, params = next(s for s in statements if condition in s[0])

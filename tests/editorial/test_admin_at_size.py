@@ -239,7 +239,8 @@ def test_the_show_and_tag_filters_cost_the_same_with_thousands_of_shows_and_tags
 def test_the_dashboard_costs_the_same_with_thousands_of_entries_and_sources(
     desk: Client, small_entry: Entry
 ) -> None:
-    same_at_size(desk, "/admin/dashboard/", 26)
+    # 27 with the list of emails that could not be sent (one query, by its own index).
+    same_at_size(desk, "/admin/dashboard/", 27)
 
 
 def test_the_tag_filter_lists_the_most_used_tags_and_keeps_the_chosen_one(

@@ -37,3 +37,19 @@ def test_it_refuses_with_debug_off(db, settings):
     with pytest.raises(CommandError, match="DEBUG off"):
         call_command("ensure_demo_admin", stdout=io.StringIO())
     assert not User.objects.exists()
+
+
+def test_every_demo_login_has_an_address_so_the_demo_emails_reach_someone(db, settings):
+    settings.DEBUG = True
+    User.objects.create_user("editor", "ed@newsroom.example")  # one a person set
+    out = io.StringIO()
+    call_command("ensure_demo_admin", stdout=out)
+    addresses = dict(User.objects.values_list("username", "email"))
+    assert addresses == {
+        "admin": "admin@glossary-demo.example",
+        "writer": "writer@glossary-demo.example",
+        "factchecker": "factchecker@glossary-demo.example",
+        "editor": "ed@newsroom.example",
+        "editor2": "editor2@glossary-demo.example",
+    }
+    assert "writer@glossary-demo.example (writer)" in out.getvalue()

@@ -23,6 +23,13 @@ PAGE = """<!doctype html><html><head><title>{title}</title>
 <aside class="sidebar">Trending: {noise}</aside>
 <footer>© The Publisher</footer></body></html>"""
 
+# What a script-built page (a single-page app without server rendering) sends.
+APP_SHELL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>NVLink | Vendor</title><link rel="stylesheet" href="/static/app.css">
+<script defer src="/static/app.7f3a.js"></script></head>
+<body><noscript>You need to enable JavaScript to run this app.</noscript>
+<div id="root"></div></body></html>"""
+
 
 def page(
     text: str = "Interconnect links chips.",
@@ -87,6 +94,21 @@ class LocalSite:
 
     async def ok(self, request: web.Request) -> web.Response:
         return web.Response(text=page(), content_type="text/html")
+
+    async def empty(self, request: web.Request) -> web.Response:
+        """200 with a zero-length HTML body: a CMS that lost the page's content."""
+        return web.Response(body=b"", content_type="text/html")
+
+    async def app_shell(self, request: web.Request) -> web.Response:
+        """A page built in the browser: a title, a script and an empty mount point."""
+        return web.Response(text=APP_SHELL, content_type="text/html")
+
+    async def no_content(self, request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    async def empty_download(self, request: web.Request) -> web.Response:
+        """A file answered with Content-Length: 0."""
+        return web.Response(body=b"", content_type="application/octet-stream")
 
     async def root(self, request: web.Request) -> web.Response:
         return web.Response(text=page("Welcome home."), content_type="text/html")
@@ -236,6 +258,10 @@ class LocalSite:
         app = web.Application(middlewares=[self.record])
         app.router.add_route("*", "/", self.root)
         app.router.add_route("*", "/ok", self.ok)
+        app.router.add_route("*", "/empty", self.empty)
+        app.router.add_route("*", "/app-shell", self.app_shell)
+        app.router.add_route("*", "/no-content", self.no_content)
+        app.router.add_route("*", "/empty-file", self.empty_download)
         app.router.add_route("*", "/head-405", self.head_405)
         app.router.add_route("*", "/redirect/{status}", self.redirect)
         app.router.add_route("*", "/loop-a", self.loop_a)

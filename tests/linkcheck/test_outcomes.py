@@ -177,3 +177,36 @@ def test_a_non_http_scheme_is_refused(server: LocalSite) -> None:
     result = check_one("file:///etc/passwd")
     assert result.outcome is Outcome.REFUSED
     assert server.requests == []
+
+
+# --- Pages that answer with nothing ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/empty",  # 200, text/html, zero bytes
+        "/app-shell",  # 200, a title, scripts and an empty <div id="root">
+        "/no-content",  # 204
+        "/empty-file",  # 200, Content-Length: 0
+    ],
+)
+def test_a_page_that_answers_with_no_text_is_empty_not_ok(server: LocalSite, path: str) -> None:
+    result = check_one(server.url(path))
+    assert result.outcome is Outcome.EMPTY
+    assert result.status_code in (200, 204)
+    assert result.fingerprint == ""
+    assert result.error == ("the page answered with no text to read (emptied, or built by scripts)")
+    # Not retried within the run: an empty page is not a passing fault.
+    assert server.requests == [("GET", path)]
+
+
+def test_a_permanent_redirect_to_an_empty_page_is_empty_not_moved(server: LocalSite) -> None:
+    result = check_one(server.url("/redirect/301?to=/empty"))
+    assert result.outcome is Outcome.EMPTY
+    assert result.final_url == server.url("/empty")
+
+
+def test_a_file_checked_with_head_is_not_called_empty(server: LocalSite) -> None:
+    # HEAD answers carry no body by definition; only a GET can find a page empty.
+    assert check_one(server.url("/file.pdf")).outcome is Outcome.OK

@@ -166,3 +166,47 @@ def test_history_older_than_the_retention_is_pruned(settings) -> None:
     assert prune_history(MONDAY) == 1
     assert list(LinkCheck.objects.values_list("pk", flat=True)) == [recent.pk]
     assert not LinkCheck.objects.filter(pk=old.pk).exists()
+
+
+# --- Empty pages ----------------------------------------------------------------------------
+
+
+def test_one_empty_answer_makes_a_healthy_source_failing_and_keeps_its_fingerprint() -> None:
+    source = _source(health=Health.OK, last_fingerprint="a" * 64)
+    transition = _check(source, Outcome.EMPTY, MONDAY, status_code=200)
+    assert source.health == Health.FAILING
+    assert source.failure_streak == 1
+    assert source.last_outcome == "empty"
+    # No text is not new text: "changed since confirmed" is not claimed from nothing.
+    assert source.last_fingerprint == "a" * 64
+    assert transition.health_changed
+
+
+def test_empty_answers_days_apart_make_a_source_empty_never_broken() -> None:
+    source = _source(health=Health.OK)
+    _check(source, Outcome.EMPTY, MONDAY)
+    _check(source, Outcome.EMPTY, MONDAY + timedelta(hours=20))  # the same bad day
+    assert source.failure_streak == 1
+    _check(source, Outcome.EMPTY, MONDAY + timedelta(days=3))
+    assert source.health == Health.FAILING
+    transition = _check(source, Outcome.EMPTY, MONDAY + timedelta(days=6))
+    assert source.health == Health.EMPTY
+    assert transition.new_health == Health.EMPTY
+    _check(source, Outcome.EMPTY, MONDAY + timedelta(days=9))
+    assert source.health == Health.EMPTY
+
+
+def test_an_empty_page_with_text_again_is_ok() -> None:
+    source = _source(health=Health.EMPTY, failure_streak=3, first_failure_at=MONDAY)
+    _check(source, Outcome.OK, MONDAY + timedelta(days=9), fingerprint="b" * 64)
+    assert source.health == Health.OK
+    assert source.failure_streak == 0
+
+
+def test_an_empty_source_whose_address_then_fails_is_broken() -> None:
+    source = _source(health=Health.OK)
+    for days in (0, 3, 6):
+        _check(source, Outcome.EMPTY, MONDAY + timedelta(days=days))
+    assert source.health == Health.EMPTY
+    _check(source, Outcome.BROKEN, MONDAY + timedelta(days=9), status_code=404)
+    assert source.health == Health.BROKEN

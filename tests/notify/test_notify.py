@@ -114,11 +114,16 @@ def test_several_waiting_notifications_go_out_as_one_email(
     workflow.submit_for_review(make_ready_entry("Chiplet"), user=writer)
     assert mailoutbox == []
     report = notify.deliver()
-    assert report.as_dict() == {"emails": 1, "notifications": 2}
+    assert report.as_dict() == {"emails": 1, "notifications": 2, "failed": 0, "retrying": 0}
     assert len(mailoutbox) == 1
     assert mailoutbox[0].subject == "[The Show Glossary desk] 2 things need you"
     assert "“Interconnect”" in mailoutbox[0].body and "“Chiplet”" in mailoutbox[0].body
-    assert notify.deliver().as_dict() == {"emails": 0, "notifications": 0}
+    assert notify.deliver().as_dict() == {
+        "emails": 0,
+        "notifications": 0,
+        "failed": 0,
+        "retrying": 0,
+    }
     assert len(mailoutbox) == 1
 
 
@@ -148,7 +153,7 @@ def test_daily_digest_people_get_one_email_at_the_digest_hour_only(
     assert mailoutbox == []  # not as it happens
     assert notify.send_digests(DIGEST_TIME - datetime.timedelta(hours=1)).emails == 0
     report = notify.send_digests(DIGEST_TIME)
-    assert report.as_dict() == {"emails": 1, "notifications": 2}
+    assert report.as_dict() == {"emails": 1, "notifications": 2, "failed": 0, "retrying": 0}
     assert "daily digest: 2 items" in mailoutbox[0].subject
     # A second run in the same hour sends nothing twice, even with something new waiting.
     workflow.submit_for_review(make_ready_entry("Wafer"), user=writer)

@@ -19,7 +19,11 @@ from tests.production.deployfiles import ROOT, load_compose, read_dotenv, servic
 def production_env(**overrides: str) -> dict[str, str]:
     """The web container's environment, with the blanks an operator fills in filled."""
     dotenv = read_dotenv()
-    dotenv.update(SECRET_KEY=secrets.token_urlsafe(50), POSTGRES_PASSWORD="pw-" + "x" * 20)
+    dotenv.update(
+        SECRET_KEY=secrets.token_urlsafe(50),
+        POSTGRES_PASSWORD="pw-" + "x" * 20,
+        EMAIL_HOST="smtp.glossary.example.com",
+    )
     env = {
         key: value
         for key, value in os.environ.items()
@@ -60,6 +64,11 @@ SCENARIOS: dict[str, Callable[[], dict[str, str]]] = {
         CONTENT_SECURITY_POLICY_REPORT_ONLY="true",
         WORKFLOW_ALLOW_SELF_APPROVAL="true",
         CACHE_REDIS_URL="",  # the page cache falls back to the broker's Redis
+    ),
+    # The mail server left blank in .env: with notifications on, nobody would hear.
+    "no mail server": lambda: production_env(EMAIL_HOST=""),
+    "no mail server, no email": lambda: production_env(
+        EMAIL_HOST="", NOTIFY_DEFAULT_DELIVERY="off"
     ),
     "silenced": lambda: production_env(
         LINKCHECK_ALLOW_PRIVATE="127.0.0.1", SILENCED_SYSTEM_CHECKS="glossary.W002"
@@ -184,3 +193,20 @@ def test_a_named_exception_can_be_silenced_deliberately(checks: dict) -> None:
     result = checks["silenced"]
     assert result.returncode == 0, result.stderr
     assert "(1 silenced)" in result.stdout
+
+
+def test_notifications_with_no_mail_server_stop_the_deployment(checks: dict) -> None:
+    result = checks["no mail server"]
+    assert result.returncode != 0
+    assert "ERRORS:" in result.stderr
+    message = result.stderr.split("(glossary.E006)", 1)[1]
+    assert message.startswith(
+        " Email notifications are on (NOTIFY_DEFAULT_DELIVERY=immediate) but EMAIL_HOST is unset"
+    )
+    assert "HINT: Set EMAIL_HOST" in message
+
+
+def test_a_desk_that_sends_no_email_needs_no_mail_server(checks: dict) -> None:
+    result = checks["no mail server, no email"]
+    assert result.returncode == 0, result.stderr
+    assert "glossary.E006" not in result.stderr

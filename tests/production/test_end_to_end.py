@@ -373,6 +373,10 @@ def shape(tmp_path: Path) -> Iterator[Shape]:
                 WEB_CONCURRENCY="2",
                 WORKER_CONCURRENCY="2",
                 LINKCHECK_ALLOW_PRIVATE="127.0.0.1",
+                # What the operator fills in (check --deploy refuses a blank one). One person
+                # plays every role here, so nobody is emailed; nothing listens there.
+                EMAIL_HOST="127.0.0.1",
+                EMAIL_PORT=str(free_port()),
             )
             image_env = image_environment(tmp_path)
             env = {

@@ -55,7 +55,9 @@ def clean_environment(tmp_path: Path) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("REDIS", "CELERY", "CACHE_REDIS", "LINKCHECK_", "DATABASE"))
+        if not key.startswith(
+            ("REDIS", "CELERY", "CACHE_REDIS", "LINKCHECK_", "DATABASE", "EMAIL_", "NOTIFY_")
+        )
     }
     env.update(
         {
@@ -66,6 +68,8 @@ def clean_environment(tmp_path: Path) -> dict[str, str]:
             "SCHEDULER_INTERVAL_SECONDS": "1",
             "LINKCHECK_SCHEDULE_SECONDS": "1",
             "DJANGO_SUPERUSER_PASSWORD": "run-test-password",
+            # Waiting emails go out every second instead of every five minutes.
+            "NOTIFY_INTERVAL_SECONDS": "1",
         }
     )
     return env
@@ -88,6 +92,14 @@ def test_rundesk_runs_web_worker_and_beat_and_ctrl_c_stops_them_all(tmp_path: Pa
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    # Something for the desk to tell the admin, waiting as a workflow change leaves it.
+    with sqlite3.connect(tmp_path / "db.sqlite3") as conn:
+        conn.execute(
+            "INSERT INTO editorial_notification (recipient_id, kind, subject, text, created_at,"
+            " outcome, attempts, error) SELECT id, 'review_requested', 'Review requested:"
+            " “Interconnect”', 'Wanda submitted “Interconnect” for review.',"
+            " CURRENT_TIMESTAMP, '', 0, '' FROM auth_user WHERE username = 'boss'"
+        )
     port = free_port()
     log_path = tmp_path / "rundesk.log"
     with log_path.open("wb") as log:
@@ -126,6 +138,12 @@ def test_rundesk_runs_web_worker_and_beat_and_ctrl_c_stops_them_all(tmp_path: Pa
         assert dashboard.status_code == 200
         assert "The scheduler last ran at" in dashboard.text
         assert "The scheduler is not running" not in dashboard.text
+        # Beat's delivery run wrote the email into the outbox the README names.
+        outbox = tmp_path / "run" / "outbox"
+        written = wait_for(lambda: list(outbox.glob("*.log")), 60, "an email in the outbox")
+        email = written[0].read_text()
+        assert "To: b@x.test" in email
+        assert "Wanda submitted “Interconnect” for review." in email
     except AssertionError:
         launcher.send_signal(signal.SIGINT)
         launcher.wait(30)
@@ -144,6 +162,7 @@ def test_rundesk_runs_web_worker_and_beat_and_ctrl_c_stops_them_all(tmp_path: Pa
     assert launcher.wait(30) == 0
     output = log_path.read_text()
     assert "rundesk: all stopped." in output
+    assert f"emails written to {tmp_path / 'run' / 'outbox'}" in output
     for name, pid in pids.items():
         assert not group_alive(pid), f"{name}'s processes outlived the launcher"
     # The demo's sources are real-world pages: beat never scheduled a link check.
@@ -155,6 +174,8 @@ def test_rundesk_turns_scheduled_link_checks_off_unless_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for key in (
+        "EMAIL_BACKEND",
+        "EMAIL_FILE_PATH",
         "LINKCHECK_ON_SCHEDULE",
         "SOURCETEXT_FETCH_ON_CONFIRM",
         "REDIS_URL",
@@ -162,6 +183,8 @@ def test_rundesk_turns_scheduled_link_checks_off_unless_asked(
     ):
         monkeypatch.delenv(key, raising=False)
     env = child_environment(tmp_path)
+    assert env["EMAIL_BACKEND"] == "django.core.mail.backends.filebased.EmailBackend"
+    assert env["EMAIL_FILE_PATH"] == str(tmp_path / "outbox")
     assert env["LINKCHECK_ON_SCHEDULE"] == "false"
     assert env["SOURCETEXT_FETCH_ON_CONFIRM"] == "false"
     assert env["CELERY_BROKER_URL"] == "filesystem://"
@@ -227,3 +250,13 @@ def test_when_one_process_dies_the_launcher_stops_the_others(tmp_path: Path) -> 
     assert len(pids) == 3
     for pid in pids:
         assert not group_alive(pid)
+
+
+def test_rundesk_keeps_an_email_backend_someone_chose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+    monkeypatch.delenv("EMAIL_FILE_PATH", raising=False)
+    env = child_environment(tmp_path)
+    assert env["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert "EMAIL_FILE_PATH" not in env

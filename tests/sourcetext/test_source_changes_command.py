@@ -88,3 +88,71 @@ def test_a_page_that_changed_back_is_not_listed(site, changed) -> None:
 
 def test_nothing_confirmed_nothing_listed(db) -> None:
     assert json.loads(run("--json")) == []
+
+
+def run_with_stderr(*args: str) -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command("source_changes", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_with_no_text_ever_stored_it_says_so_instead_of_no_differences(
+    settings, site, make_entry, fact_checker
+) -> None:
+    # `make run`'s setting: confirming does not fetch, so the desk never read the page.
+    settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+    source = nvlink_source(site)
+    nvlink = make_entry("NVLink", slug="nvlink")
+    cite(nvlink, source)
+    confirm_in_admin(fact_checker, nvlink)
+    change_page(site)
+    out = run()
+    assert out.strip() == (
+        "0 sources have stored text; confirming fetches it only with "
+        "SOURCETEXT_FETCH_ON_CONFIRM (now off), and a scheduled check stores it when a "
+        "confirmed page changes. Nothing could be compared."
+    )
+    assert "No source's text differs" not in out
+    # Scripts still get a JSON list on stdout; the note goes to stderr.
+    stdout, stderr = run_with_stderr("--json")
+    assert json.loads(stdout) == []
+    assert stderr.startswith("0 sources have stored text;")
+
+
+def test_a_page_changed_since_a_confirmation_that_kept_no_text_is_named(
+    settings, site, make_entry, fact_checker
+) -> None:
+    source = nvlink_source(site)
+    nvlink = make_entry("NVLink", slug="nvlink")
+    cite(nvlink, source)
+    scheduled_check(source)  # the link checker knows the page's fingerprint
+    settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+    confirm_in_admin(fact_checker, nvlink)  # confirmed with no text kept
+    change_page(site)
+    scheduled_check(source)  # the new text is stored; the confirmed one never was
+    source.refresh_from_db()
+    assert source.changed_since_confirmed
+    out = run()
+    assert (
+        f"NVIDIA: NVLink and NVLink Switch <{source.url}>: its page changed since it was "
+        "confirmed, but no text of it was stored then (or since) to compare" in out
+    )
+    assert "1 source(s) changed since confirmed with no confirmed text to compare." in out
+    assert "No source's text differs" not in out
+
+
+def test_no_differences_says_how_many_sources_were_compared(changed, site) -> None:
+    site.serve("nvlink", PAGE_V1)
+    scheduled_check(changed)
+    assert (
+        run()
+        .strip()
+        .endswith(
+            "No source's text differs from the text that was confirmed "
+            "(1 of 1 sources have stored text)."
+        )
+    )
+
+
+def test_an_empty_library_says_there_are_no_sources(db) -> None:
+    assert run().strip() == "There are no sources yet."

@@ -2,7 +2,8 @@
 
 With no REDIS_URL the three share kombu's file-system broker in the run directory
 (one file per message; nothing to install or start), so scheduled publications
-happen and the dashboard's scheduler check passes on a fresh clone. Each child
+happen and the dashboard's scheduler check passes on a fresh clone. Emails go to
+files in the run directory's outbox (`.desk/outbox/`), one per message. Each child
 runs in its own process group; Ctrl-C (SIGINT), SIGTERM or SIGHUP to this process
 stops every group, and if one child dies the others are stopped too.
 """
@@ -23,6 +24,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 # How long the children get to finish after SIGTERM before they are killed.
 STOP_GRACE_SECONDS = 10.0
+FILE_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
 
 
 def child_environment(run_dir: Path) -> dict[str, str]:
@@ -39,7 +41,18 @@ def child_environment(run_dir: Path) -> dict[str, str]:
     # a citation does not fetch its page unasked either (a walk's confirmation did).
     env.setdefault("LINKCHECK_ON_SCHEDULE", "false")
     env.setdefault("SOURCETEXT_FETCH_ON_CONFIRM", "false")
+    # The desk's emails land as files in the run directory's outbox, one per message,
+    # where whoever runs the demo can read them (the README names it); the console
+    # backend scattered them through three processes' output.
+    if not env.get("EMAIL_BACKEND"):
+        env["EMAIL_BACKEND"] = FILE_BACKEND
+        env["EMAIL_FILE_PATH"] = str(outbox(run_dir))
     return env
+
+
+def outbox(run_dir: Path) -> Path:
+    """Where `make run`'s emails are written."""
+    return run_dir / "outbox"
 
 
 def group_alive(pgid: int) -> bool:
@@ -84,6 +97,8 @@ class Command(BaseCommand):
             for sub in ("messages", "control"):
                 (run_dir / "broker" / sub).mkdir(parents=True, exist_ok=True)
         run_dir.mkdir(parents=True, exist_ok=True)
+        if env.get("EMAIL_BACKEND") == FILE_BACKEND and env.get("EMAIL_FILE_PATH"):
+            Path(env["EMAIL_FILE_PATH"]).mkdir(parents=True, exist_ok=True)
 
         python = sys.executable
         manage = str(Path(settings.BASE_DIR) / "manage.py")
@@ -129,9 +144,14 @@ class Command(BaseCommand):
                 self.stderr.write(f"rundesk: {name} started, pid {children[name].pid}")
             broker = env.get("CELERY_BROKER_URL") or env.get("REDIS_URL", "")
             checks = "off" if env["LINKCHECK_ON_SCHEDULE"].lower() in ("false", "0", "no") else "on"
+            mail = (
+                f"emails written to {env['EMAIL_FILE_PATH']}"
+                if env.get("EMAIL_BACKEND") == FILE_BACKEND and env.get("EMAIL_FILE_PATH")
+                else f"emails through {env.get('EMAIL_BACKEND')}"
+            )
             self.stderr.write(
                 f"rundesk: web server, worker and beat running (broker {broker}, "
-                f"scheduled link checks {checks}); "
+                f"scheduled link checks {checks}, {mail}); "
                 "Ctrl-C stops all three."
             )
             failed = ""

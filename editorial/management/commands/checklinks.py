@@ -15,13 +15,14 @@ import threading
 from collections import Counter
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from editorial.linkcheck import service
 from editorial.linkcheck.fetch import CheckResult, FetchOptions
 from editorial.linkcheck.guard import Refused, check_scheme
 from editorial.sourcetext import service as sourcetext
+from glossary.management.database import DatabaseCommand
 from glossary.models import Source
 
 
@@ -75,7 +76,7 @@ class Progress:
             self.stream.flush()
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Check cited links now, in the foreground, and print what was found."
 
     def add_arguments(self, parser: CommandParser) -> None:

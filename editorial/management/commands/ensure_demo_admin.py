@@ -5,9 +5,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from editorial.permissions import Role
+from glossary.management.database import DatabaseCommand
 
 # One login per role, so the whole review path can be tried on the demo:
 # a writer submits, a fact-checker confirms sources, an editor publishes. Two
@@ -21,10 +22,19 @@ DEMO_ROLE_LOGINS = [
 ]
 
 
-class Command(BaseCommand):
+# A reserved name (RFC 2606), so no demo email could ever reach a real mailbox.
+DEMO_MAIL_DOMAIN = "glossary-demo.example"
+
+
+def demo_address(username: str) -> str:
+    return f"{username}@{DEMO_MAIL_DOMAIN}"
+
+
+class Command(DatabaseCommand):
     help = (
-        "Create (or reset) the local demo logins: an admin and one user per role, "
-        "and print them. Refuses to run with DEBUG off."
+        "Create (or reset) the local demo logins: an admin and one user per role, each "
+        "with an email address at glossary-demo.example, and print them. Refuses to run "
+        "with DEBUG off."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -40,15 +50,19 @@ class Command(BaseCommand):
         admin, _ = User.objects.get_or_create(username=options["username"])
         admin.is_staff = admin.is_superuser = True
         admin.set_password(password)
+        admin.email = admin.email or demo_address(admin.username)
         admin.save()
-        lines = [f"  {options['username']:<12} (superuser)"]
+        lines = [f"  {options['username']:<12} {admin.email} (superuser)"]
         for username, role in DEMO_ROLE_LOGINS:
             user, _ = User.objects.get_or_create(username=username)
             user.is_staff = True
             user.set_password(password)
+            # An address, so the demo's notifications reach someone (make run writes them
+            # to .desk/outbox/); one a person set is kept.
+            user.email = user.email or demo_address(username)
             user.save()
             user.groups.set([Group.objects.get(name=role.value)])
-            lines.append(f"  {username:<12} ({role.value})")
+            lines.append(f"  {username:<12} {user.email} ({role.value})")
         self.stdout.write(
             self.style.SUCCESS(f"Demo logins at {settings.SITE_URL}/admin/, password {password!r}:")
         )

@@ -4,13 +4,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from editorial.exchange import FORMAT_VERSION, write_export
 from editorial.management.commands._progress import Bar
+from glossary.management.database import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Write everything editors made to PATH as JSON (docs/export-format.md): entries with "
         "every version and workflow event, reference data, sources with their link-check "

@@ -6,9 +6,10 @@ import sys
 import time
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from editorial import generate
+from glossary.management.database import DatabaseCommand
 
 
 class Progress:
@@ -45,7 +46,7 @@ class Progress:
             self.stream.flush()
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Generate a realistic glossary of N entries (shows, episodes, people, "
         "organisations, shared sources, quotes, citations, see-also links, disclosures, "

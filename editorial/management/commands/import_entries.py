@@ -4,12 +4,13 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from editorial import intake
+from glossary.management.database import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Import an existing glossary as drafts from CSV files (columns: term, slug, aliases, "
         "summary, body, tags, sources) and Markdown files with front matter (term, slug, "

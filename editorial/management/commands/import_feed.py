@@ -15,14 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from editorial import feeds
+from glossary.management.database import DatabaseCommand
 from glossary.models import Episode, Show
 from glossary.transcripts.feed import FeedError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Import or refresh a show's episodes from its RSS feed (a file or an http(s) URL)."
 
     def add_arguments(self, parser: CommandParser) -> None:

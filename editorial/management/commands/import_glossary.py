@@ -4,13 +4,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from editorial import exchange
 from editorial.management.commands._progress import Bar
+from glossary.management.database import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Read a file written by export_glossary into an empty database, keeping every id, "
         "so the site serves the same pages and the admin the same history. Into a database "

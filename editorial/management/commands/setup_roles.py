@@ -2,12 +2,12 @@ from typing import Any
 
 from django.apps import apps
 from django.contrib.auth.management import create_permissions
-from django.core.management.base import BaseCommand
 
 from editorial.permissions import ROLES, sync_roles
+from glossary.management.database import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Create or update the writer, fact-checker, editor and admin groups so each holds "
         "exactly the permissions defined in editorial/permissions.py. Safe to run again; "

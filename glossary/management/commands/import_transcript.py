@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from glossary.episode_transcripts import UnknownEpisode, find_episode
+from glossary.management.database import DatabaseCommand
 from glossary.transcript_imports import import_transcript
 from glossary.transcripts.parse import TranscriptError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Import a WebVTT, SRT or Podcasting 2.0 JSON transcript for an episode, replacing "
         "the one it had. A broken file changes nothing."

@@ -1,11 +1,10 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
 from glossary.demo import load_demo
+from glossary.management.database import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Load the demo glossary (the seed entry “Interconnect” and its neighbours). Idempotent."
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -1,11 +1,10 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
+from glossary.management.database import DatabaseCommand
 from glossary.publishing import rerender_all
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Render every live entry page (its API answer and its rows in the public lists) "
         "again from its published document, rebuild the live listing and the search "

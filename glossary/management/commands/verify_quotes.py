@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from glossary.episode_transcripts import check_entries, episode_path, tolerance
+from glossary.management.database import DatabaseCommand
 from glossary.models import Entry
 from glossary.timestamps import format_timestamp
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Check every quote, and every phrase an episode reference quotes, against the "
         "episode's transcript (the entries' working copies)."
