@@ -9,12 +9,13 @@ PORT ?= 8000
 # of the shared Redis, 15 downwards: tests/redis_server.py); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: help run test lint format migrate demo worker beat bench browser clean e2e
+.PHONY: help run test lint format migrate demo worker beat bench browser clean e2e install-check
 
 help:
 	@echo "make run     set up .venv, migrate SQLite, load the demo, then run the web server on"
 	@echo "             $(HOST):$(PORT), a Celery worker and beat together (Ctrl-C stops all three)"
-	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, migrations check, pytest)"
+	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, a bare install's"
+	@echo "             imports, migrations check, pytest with the Nu HTML Checker over every page type)"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make worker  run a Celery worker (needs REDIS_URL)"
 	@echo "make beat    run Celery beat (needs REDIS_URL)"
@@ -25,6 +26,29 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
+
+# The project alone, without the dev extras, in a venv of its own: what `pip install -e .`
+# gives a fresh machine. Rebuilt only when pyproject.toml changes.
+BARE := .venv-bare
+
+$(BARE)/.installed: pyproject.toml
+	rm -rf $(BARE)
+	$(PYTHON) -m venv $(BARE)
+	$(BARE)/bin/pip install --quiet --upgrade pip
+	$(BARE)/bin/pip install --quiet -e .
+	touch $@
+
+# Part of `make test`: every module of the project imports and `manage.py check` passes with
+# only the declared dependencies, so an import that a dev tool happened to bring in (yarl came
+# with aiohttp) fails here, not on a fresh install. A few seconds once the venv is there.
+install-check: $(BARE)/.installed
+	DJANGO_SETTINGS_MODULE=config.settings $(BARE)/bin/python -c 'import importlib, pkgutil, django; \
+	django.setup(); \
+	names = [m.name for p in ("config", "glossary", "editorial") \
+	         for m in pkgutil.walk_packages(importlib.import_module(p).__path__, p + ".")]; \
+	[importlib.import_module(name) for name in names]; \
+	print(f"install-check: {len(names)} modules import with the declared dependencies alone")'
+	$(BARE)/bin/python manage.py check
 
 $(VENV)/.installed-bench: $(VENV)/.installed
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
@@ -59,7 +83,7 @@ format: $(VENV)/.installed
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: $(VENV)/.installed browser lint
+test: $(VENV)/.installed browser lint install-check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxprocesses 8 $(PYTEST_ARGS)
 
@@ -77,4 +101,4 @@ bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts .desk
+	rm -rf $(VENV) $(BARE) db.sqlite3 staticfiles test-artifacts .desk
