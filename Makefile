@@ -9,7 +9,7 @@ PORT ?= 8000
 # of the shared Redis, 15 downwards: tests/redis_server.py); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: help run test lint format migrate demo worker beat bench browser clean e2e install-check
+.PHONY: help run test lint format migrate demo worker beat bench browser java clean e2e install-check
 
 help:
 	@echo "make run     set up .venv, migrate SQLite, load the demo, then run the web server on"
@@ -60,6 +60,12 @@ browser:
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# The Nu HTML Checker (vnu.jar, in the dev extras) runs under Java (tests/public/test_html_validity.py).
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "Installing Debian's Java runtime for the Nu HTML Checker"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; }
+
 migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 
@@ -83,7 +89,7 @@ format: $(VENV)/.installed
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: $(VENV)/.installed browser lint install-check
+test: $(VENV)/.installed browser java lint install-check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxprocesses 8 $(PYTEST_ARGS)
 
