@@ -16,6 +16,7 @@ help:
 	@echo "             $(HOST):$(PORT), a Celery worker and beat together (Ctrl-C stops all three)"
 	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, a bare install's"
 	@echo "             imports, migrations check, pytest with the Nu HTML Checker over every page type)"
+	@echo "make install-check  install the project alone into .venv-bare and import every module"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make worker  run a Celery worker (needs REDIS_URL)"
 	@echo "make beat    run Celery beat (needs REDIS_URL)"
