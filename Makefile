@@ -9,12 +9,14 @@ PORT ?= 8000
 # of the shared Redis, 15 downwards: tests/redis_server.py); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: help run test lint format migrate demo worker beat bench browser clean e2e
+.PHONY: help run test lint format migrate demo worker beat bench browser java clean e2e install-check
 
 help:
 	@echo "make run     set up .venv, migrate SQLite, load the demo, then run the web server on"
 	@echo "             $(HOST):$(PORT), a Celery worker and beat together (Ctrl-C stops all three)"
-	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, migrations check, pytest)"
+	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, a bare install's"
+	@echo "             imports, migrations check, pytest with the Nu HTML Checker over every page type)"
+	@echo "make install-check  install the project alone into .venv-bare and import every module"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make worker  run a Celery worker (needs REDIS_URL)"
 	@echo "make beat    run Celery beat (needs REDIS_URL)"
@@ -26,6 +28,29 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
+# The project alone, without the dev extras, in a venv of its own: what `pip install -e .`
+# gives a fresh machine. Rebuilt only when pyproject.toml changes.
+BARE := .venv-bare
+
+$(BARE)/.installed: pyproject.toml
+	rm -rf $(BARE)
+	$(PYTHON) -m venv $(BARE)
+	$(BARE)/bin/pip install --quiet --upgrade pip
+	$(BARE)/bin/pip install --quiet -e .
+	touch $@
+
+# Part of `make test`: every module of the project imports and `manage.py check` passes with
+# only the declared dependencies, so an import that a dev tool happened to bring in (yarl came
+# with aiohttp) fails here, not on a fresh install. A few seconds once the venv is there.
+install-check: $(BARE)/.installed
+	DJANGO_SETTINGS_MODULE=config.settings $(BARE)/bin/python -c 'import importlib, pkgutil, django; \
+	django.setup(); \
+	names = [m.name for p in ("config", "glossary", "editorial") \
+	         for m in pkgutil.walk_packages(importlib.import_module(p).__path__, p + ".")]; \
+	[importlib.import_module(name) for name in names]; \
+	print(f"install-check: {len(names)} modules import with the declared dependencies alone")'
+	$(BARE)/bin/python manage.py check
+
 $(VENV)/.installed-bench: $(VENV)/.installed
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $@
@@ -35,6 +60,12 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# The Nu HTML Checker (vnu.jar, in the dev extras) runs under Java (tests/public/test_html_validity.py).
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "Installing Debian's Java runtime for the Nu HTML Checker"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; }
 
 migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
@@ -59,7 +90,7 @@ format: $(VENV)/.installed
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: $(VENV)/.installed browser lint
+test: $(VENV)/.installed browser java lint install-check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxprocesses 8 $(PYTEST_ARGS)
 
@@ -77,4 +108,4 @@ bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts .desk
+	rm -rf $(VENV) $(BARE) db.sqlite3 staticfiles test-artifacts .desk

@@ -1,7 +1,9 @@
 """Atom feed of new and updated entries: the 50 most recently changed, newest first.
 
 `updated` is the entry's last significant change: a typo fix published as
-not material does not put an entry back at the top of readers' feeds. Each
+not material does not put an entry back at the top of readers' feeds. The feed's
+`author` is the glossary itself (RFC 4287 wants one on the feed or on every entry;
+entries are the desk's work, never one writer's byline). Each
 entry's `<entry>` is written at publish by Django's own Atom1Feed
 (glossary.list_rows); a request reads the fifty newest from the top of an index
 and writes them inside the feed's head, without building the items again.
@@ -55,6 +57,8 @@ def entry_feed(request: HttpRequest) -> HttpResponse:
         language=get_language(),
         feed_url=feed_url,
         feed_guid=feed_url,
+        author_name=settings.PUBLIC_SITE_NAME,
+        author_link=absolute(path_for("glossary:home")),
     )
     # Written into a string and handed over whole: written into the response, each of
     # the writer's hundred small writes was a copy of its own.
