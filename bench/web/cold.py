@@ -159,6 +159,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn -w")
     parser.add_argument("--keep", action="store_true", help="keep the databases")
     args, _ = parser.parse_known_args()
+    if min(args.sizes) <= scale.listed.SITEMAP_PAGE:
+        # scale.py's pages include the entries' sitemap's second page.
+        parser.error(f"--sizes: at least {scale.listed.SITEMAP_PAGE + 1} entries")
 
     wrk = web.ensure_wrk()
     web.check_redis()
