@@ -9,7 +9,7 @@ PORT ?= 8000
 # of the shared Redis, 15 downwards: tests/redis_server.py); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: help run test lint format migrate demo worker beat bench browser java clean e2e install-check
+.PHONY: help run test lint format migrate demo worker beat bench bench-cold browser java clean e2e install-check
 
 help:
 	@echo "make run     set up .venv, migrate SQLite, load the demo, then run the web server on"
@@ -18,6 +18,7 @@ help:
 	@echo "             imports, migrations check, pytest with the Nu HTML Checker over every page type)"
 	@echo "make install-check  install the project alone into .venv-bare and import every module"
 	@echo "make bench   run the benchmarks in bench/"
+	@echo "make bench-cold  only the cold path: new databases generated and served at once"
 	@echo "make worker  run a Celery worker (needs REDIS_URL)"
 	@echo "make beat    run Celery beat (needs REDIS_URL)"
 	@echo "make e2e     the production shape end to end (PostgreSQL, redis-server, gunicorn, Celery)"
@@ -106,6 +107,10 @@ beat: $(VENV)/.installed
 
 bench: $(VENV)/.installed-bench
 	$(PY) bench/run.py
+
+# A glossary served the moment `generate_glossary` returns (bench/web/cold.py; also in `make bench`).
+bench-cold: $(VENV)/.installed-bench
+	$(PY) bench/run.py --cold
 
 clean:
 	rm -rf $(VENV) $(BARE) db.sqlite3 staticfiles test-artifacts .desk

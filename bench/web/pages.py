@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+# The entries' sitemap page loaded is the second: a glossary needs more entries than this.
+SITEMAP_PAGE = 500
+
 
 def pages(picked: dict[str, str], home: str) -> dict[str, str]:
     letter = re.search(r'href="([^"#]*)#letter-s"', home)
@@ -24,5 +27,5 @@ def pages(picked: dict[str, str], home: str) -> dict[str, str]:
         "api-list": "/api/v1/entries/",
         "api-entry": picked["api-entry"],
         "feed": "/feed/",
-        "sitemap": "/sitemap-entries.xml?p=2",
+        "sitemap": "/sitemap-entries.xml?p=2",  # entries SITEMAP_PAGE + 1 on
     }

@@ -20,7 +20,10 @@ Targets: uncached entry >= 45% of trivial, cached entry >= 90%, uncached API ent
 detail >= 40%.
 
 Then, unless --skip-scale, the same pages and more at 1,000 and 10,000 generated
-entries on PostgreSQL (bench/web/scale.py; --scale-only runs just that part).
+entries on PostgreSQL (bench/web/scale.py; --scale-only runs just that part), and
+unless --skip-cold, the same pages served the moment a new database has been
+generated, at 2,000 and 10,000 entries (bench/web/cold.py; --cold-only, or
+`make bench-cold`, runs just that part).
 Needs Redis on 127.0.0.1:6379 (BENCH_REDIS_URL to change) and wrk, which it
 installs from Debian with apt-get when missing.
 """
@@ -249,20 +252,46 @@ def main() -> int:
     parser.add_argument(
         "--threads", type=int, default=1, help="threads per worker (1: production's sync worker)"
     )
-    parser.add_argument("--skip-scale", action="store_true", help="only the demo-sized run")
+    parser.add_argument(
+        "--skip-scale", action="store_true", help="only the demo-sized run (no scale, no cold)"
+    )
     parser.add_argument("--scale-only", action="store_true", help="only bench/web/scale.py")
+    parser.add_argument("--skip-cold", action="store_true", help="no bench/web/cold.py")
+    parser.add_argument("--cold-only", action="store_true", help="only bench/web/cold.py")
     args, rest = parser.parse_known_args()
+    if args.cold_only:
+        return run_cold(rest)
     if args.scale_only:
         return run_scale(rest)
     demo = run_demo(args)
     if args.skip_scale:
         return demo
-    return run_scale(rest) or demo
+    scale = run_scale(rest)
+    if args.skip_cold:
+        return scale or demo
+    return run_cold(rest) or scale or demo
 
 
 def run_scale(rest: list[str]) -> int:
     print("\n--- at 1,000 and 10,000 entries on PostgreSQL (bench/web/scale.py) ---", flush=True)
     return subprocess.run([PY, str(Path(__file__).with_name("scale.py")), *rest]).returncode
+
+
+def run_cold(rest: list[str]) -> int:
+    print(
+        "\n--- served at once after generating: 2,000, 10,000 (bench/web/cold.py) ---", flush=True
+    )
+    # Its own sizes (scale.py's --sizes and --fresh are not for it: it always starts afresh).
+    kept, skipping = [], False
+    for arg in rest:
+        if arg in ("--sizes", "--fresh"):
+            skipping = arg == "--sizes"
+            continue
+        if skipping and arg.isdigit():
+            continue
+        skipping = False
+        kept.append(arg)
+    return subprocess.run([PY, str(Path(__file__).with_name("cold.py")), *kept]).returncode
 
 
 def run_demo(args: argparse.Namespace) -> int:

@@ -17,17 +17,21 @@ DEFAULTS = {"excerpt": "", "excerpt_on": None, "source_changed": False}
 
 
 def _rewrite(apps: Any, change: Any) -> None:
+    from glossary.bulk import bulk_write
+
     EntryVersion = apps.get_model("glossary", "EntryVersion")
-    changed = []
-    for version in EntryVersion.objects.only("pk", "data").iterator(chunk_size=500):
-        citations = version.data.get("citations") if isinstance(version.data, dict) else None
-        if not citations or not any([change(c) for c in citations]):
-            continue
-        changed.append(version)
-        if len(changed) >= 500:
-            EntryVersion.objects.bulk_update(changed, ["data"])
-            changed = []
-    EntryVersion.objects.bulk_update(changed, ["data"])
+    # Vacuumed and analysed once committed, for the reads that follow (glossary.bulk).
+    with bulk_write([EntryVersion._meta.db_table]):
+        changed = []
+        for version in EntryVersion.objects.only("pk", "data").iterator(chunk_size=500):
+            citations = version.data.get("citations") if isinstance(version.data, dict) else None
+            if not citations or not any([change(c) for c in citations]):
+                continue
+            changed.append(version)
+            if len(changed) >= 500:
+                EntryVersion.objects.bulk_update(changed, ["data"])
+                changed = []
+        EntryVersion.objects.bulk_update(changed, ["data"])
 
 
 def _fill(citation: dict[str, Any]) -> bool:

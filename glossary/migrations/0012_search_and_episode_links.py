@@ -51,32 +51,40 @@ def drop_indexes(apps, schema_editor):
 
 
 def fill_names(apps, schema_editor):
+    from glossary.bulk import bulk_write
+
     EntryVersion = apps.get_model("glossary", "EntryVersion")
-    batch = []
-    for version in EntryVersion.objects.only("pk", "data").iterator(chunk_size=500):
-        data = version.data or {}
-        version.search_names = "\n".join([data.get("term", ""), *data.get("aliases", [])])
-        batch.append(version)
-        if len(batch) == 500:
-            EntryVersion.objects.bulk_update(batch, ["search_names"])
-            batch = []
-    EntryVersion.objects.bulk_update(batch, ["search_names"])
+    # Vacuumed and analysed once committed, for the reads that follow (glossary.bulk).
+    with bulk_write([EntryVersion._meta.db_table]):
+        batch = []
+        for version in EntryVersion.objects.only("pk", "data").iterator(chunk_size=500):
+            data = version.data or {}
+            version.search_names = "\n".join([data.get("term", ""), *data.get("aliases", [])])
+            batch.append(version)
+            if len(batch) == 500:
+                EntryVersion.objects.bulk_update(batch, ["search_names"])
+                batch = []
+        EntryVersion.objects.bulk_update(batch, ["search_names"])
 
 
 def fill_links(apps, schema_editor):
+    from glossary.bulk import bulk_write
+
     PublicRecord = apps.get_model("glossary", "PublicRecord")
     PublicRecordLink = apps.get_model("glossary", "PublicRecordLink")
-    links = []
-    for pk, data in PublicRecord.objects.filter(kind="episode").values_list("pk", "data"):
-        named = {("person", a["person"]) for a in data.get("appearances", [])}
-        named |= {
-            ("organisation", a["affiliation"])
-            for a in data.get("appearances", [])
-            if a.get("affiliation")
-        }
-        named |= {("organisation", s["organisation"]) for s in data.get("sponsors", [])}
-        links += [PublicRecordLink(record_id=pk, kind=k, object_id=o) for k, o in named]
-    PublicRecordLink.objects.bulk_create(links, batch_size=1000)
+    # Vacuumed and analysed once committed, for the reads that follow (glossary.bulk).
+    with bulk_write([PublicRecordLink._meta.db_table]):
+        links = []
+        for pk, data in PublicRecord.objects.filter(kind="episode").values_list("pk", "data"):
+            named = {("person", a["person"]) for a in data.get("appearances", [])}
+            named |= {
+                ("organisation", a["affiliation"])
+                for a in data.get("appearances", [])
+                if a.get("affiliation")
+            }
+            named |= {("organisation", s["organisation"]) for s in data.get("sponsors", [])}
+            links += [PublicRecordLink(record_id=pk, kind=k, object_id=o) for k, o in named]
+        PublicRecordLink.objects.bulk_create(links, batch_size=1000)
 
 
 class Migration(migrations.Migration):

@@ -8,16 +8,19 @@ import django.db.models.deletion
 
 
 def write_names(apps, schema_editor):
+    from glossary.bulk import bulk_write
     from glossary.models import name_keys
 
     Entry = apps.get_model("glossary", "Entry")
     EntryName = apps.get_model("glossary", "EntryName")
-    rows = (
-        EntryName(entry_id=pk, name=name)
-        for pk, term, aliases in Entry.objects.values_list("pk", "term", "aliases").iterator()
-        for name in sorted(name_keys(term, aliases))
-    )
-    EntryName.objects.bulk_create(rows, batch_size=2000)
+    # Vacuumed and analysed once committed, for the reads that follow (glossary.bulk).
+    with bulk_write([EntryName._meta.db_table]):
+        rows = (
+            EntryName(entry_id=pk, name=name)
+            for pk, term, aliases in Entry.objects.values_list("pk", "term", "aliases").iterator()
+            for name in sorted(name_keys(term, aliases))
+        )
+        EntryName.objects.bulk_create(rows, batch_size=2000)
 
 
 class Migration(migrations.Migration):

@@ -5,18 +5,22 @@ from django.db import migrations
 
 
 def fill_facts(apps, schema_editor):
+    from glossary.bulk import bulk_write
+
     from glossary.records import link_facts
 
     PublicRecordLink = apps.get_model("glossary", "PublicRecordLink")
-    links = PublicRecordLink.objects.select_related("record").order_by("pk")
-    batch = []
-    for link in links.iterator(chunk_size=2000):
-        link.facts = link_facts(link.kind, link.object_id, link.record)
-        batch.append(link)
-        if len(batch) == 2000:
-            PublicRecordLink.objects.bulk_update(batch, ["facts"])
-            batch = []
-    PublicRecordLink.objects.bulk_update(batch, ["facts"])
+    # Vacuumed and analysed once committed, for the reads that follow (glossary.bulk).
+    with bulk_write([PublicRecordLink._meta.db_table]):
+        links = PublicRecordLink.objects.select_related("record").order_by("pk")
+        batch = []
+        for link in links.iterator(chunk_size=2000):
+            link.facts = link_facts(link.kind, link.object_id, link.record)
+            batch.append(link)
+            if len(batch) == 2000:
+                PublicRecordLink.objects.bulk_update(batch, ["facts"])
+                batch = []
+        PublicRecordLink.objects.bulk_update(batch, ["facts"])
 
 
 class Migration(migrations.Migration):

@@ -15,18 +15,22 @@ def _escaped(column):
 
 
 def write_links(apps, schema_editor):
+    from glossary.bulk import bulk_write
+
     from glossary.paths import path_for
 
     # The entry's address around its slug (a slug needs no escaping: letters, digits, -, _).
     before, after = path_for("glossary:entry", "SLUG").split("SLUG")
     names = apps.get_model("glossary", "ListingName")._meta.db_table
     listings = apps.get_model("glossary", "Listing")._meta.db_table
-    schema_editor.execute(
-        f"UPDATE {names} SET link = (SELECT '<li><a href=\"' || %s || l.slug || %s || '\">' || "
-        f"{_escaped('l.term')} || '</a></li>' FROM {listings} l "
-        f"WHERE l.version_id = {names}.listing_id)",
-        [before, after],
-    )
+    # Vacuumed and analysed once committed, for the reads that follow (glossary.bulk).
+    with bulk_write([names]):
+        schema_editor.execute(
+            f"UPDATE {names} SET link = (SELECT '<li><a href=\"' || %s || l.slug || %s || '\">' || "
+            f"{_escaped('l.term')} || '</a></li>' FROM {listings} l "
+            f"WHERE l.version_id = {names}.listing_id)",
+            [before, after],
+        )
 
 
 class Migration(migrations.Migration):

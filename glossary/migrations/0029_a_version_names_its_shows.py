@@ -9,18 +9,22 @@ from django.db import migrations, models
 
 
 def index_shows(apps, schema_editor):
+    from glossary.bulk import bulk_write
+
     EntryVersion = apps.get_model("glossary", "EntryVersion")
     Show = apps.get_model("glossary", "Show")
     through = EntryVersion.shows.through
-    shows = set(Show.objects.values_list("pk", flat=True))
-    rows = []
-    for pk, data in EntryVersion.objects.values_list("pk", "data").iterator(chunk_size=2000):
-        named = {s.get("id") for s in (data or {}).get("shows", []) if isinstance(s, dict)}
-        rows += [through(entryversion_id=pk, show_id=show) for show in sorted(named & shows)]
-        if len(rows) >= 5000:
-            through.objects.bulk_create(rows, ignore_conflicts=True)
-            rows = []
-    through.objects.bulk_create(rows, ignore_conflicts=True)
+    # Vacuumed and analysed once committed, for the reads that follow (glossary.bulk).
+    with bulk_write([through._meta.db_table]):
+        shows = set(Show.objects.values_list("pk", flat=True))
+        rows = []
+        for pk, data in EntryVersion.objects.values_list("pk", "data").iterator(chunk_size=2000):
+            named = {s.get("id") for s in (data or {}).get("shows", []) if isinstance(s, dict)}
+            rows += [through(entryversion_id=pk, show_id=show) for show in sorted(named & shows)]
+            if len(rows) >= 5000:
+                through.objects.bulk_create(rows, ignore_conflicts=True)
+                rows = []
+        through.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 class Migration(migrations.Migration):
