@@ -23,6 +23,7 @@ from django.utils.text import slugify
 from taggit.models import Tag, TaggedItem
 
 from glossary import bulk
+from glossary.fields import refuse_line_breaks
 from glossary.inbound import control_character
 from glossary.models import Citation, Entry, EntryName, EntryVersion, Source
 from glossary.publishing import save_version
@@ -307,6 +308,7 @@ def validate(intake: Intake) -> None:
     slugs_here: dict[str, str] = {}
     existing_sources = set(Source.objects.values_list("url", flat=True))
     url_field = Source._meta.get_field("url")
+    title_field = Source._meta.get_field("title")
     good: list[Draft] = []
     for draft in intake.drafts:
         problems: list[str] = []
@@ -323,6 +325,10 @@ def validate(intake: Intake) -> None:
             problems.append(
                 f"summary is {len(draft.summary)} characters; at most {settings.SUMMARY_MAX_LENGTH}"
             )
+        try:
+            refuse_line_breaks(draft.summary)
+        except ValidationError as exc:
+            problems.extend(f"summary: {m}" for m in exc.messages)
         if draft.slug in slugs_here:
             problems.append(f"the address {draft.slug!r} is also used by {slugs_here[draft.slug]}")
         elif draft.slug and Entry.objects.filter(slug=draft.slug).exists():
@@ -349,6 +355,10 @@ def validate(intake: Intake) -> None:
                 url_field.clean(item.url, None)
             except ValidationError as exc:
                 problems.append(f"source {item.url!r}: {'; '.join(exc.messages)}")
+            try:
+                title_field.run_validators(item.title)
+            except ValidationError as exc:
+                problems.append(f"title of source {item.url!r}: {'; '.join(exc.messages)}")
             if item.url in seen_urls:
                 problems.append(f"source {item.url!r} is listed twice")
             seen_urls.add(item.url)

@@ -1,5 +1,6 @@
 """Model and form fields shared by the glossary models."""
 
+import re
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -15,6 +16,48 @@ MAX_URL_LENGTH = 2000
 # The value types django-stubs fills in per field (optional when null=True).
 _ST = TypeVar("_ST")
 _GT = TypeVar("_GT")
+
+
+# Every character Python's str.splitlines() breaks a line at: an email header ends at
+# CR or LF, and a page title or feed title would show the others as a break too.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def refuse_line_breaks(value: Any) -> None:
+    """A single-line field (a term, a name, a title) holds no line break.
+
+    Such a value reaches page titles, the Atom feed and email subjects, where a line
+    break starts a new header ("Hdr Test\\r\\nBcc: …") or reads as two lines.
+    """
+    if isinstance(value, str) and _LINE_BREAK.search(value):
+        raise ValidationError(
+            "This field must be one line: remove the line break (it would reach page "
+            "titles, the feed and email subjects as a second line).",
+            code="line_break",
+        )
+
+
+class SingleLineFormField(forms.CharField):
+    """A CharField whose input carries no `maxlength`: a browser cuts pasted text at
+    `maxlength` without a word, so the length is checked here instead, where an
+    over-long value is refused with "Ensure this value has at most N characters (it has
+    M)" and the form keeps everything that was typed."""
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        attrs = super().widget_attrs(widget)
+        attrs.pop("maxlength", None)
+        return attrs
+
+
+class SingleLineCharField(models.CharField[_ST, _GT]):
+    """A one-line text column: line breaks refused, length checked by the server."""
+
+    default_validators = [refuse_line_breaks]
+
+    def formfield(self, **kwargs: Any) -> forms.Field | None:
+        if not self.choices:
+            kwargs.setdefault("form_class", SingleLineFormField)
+        return super().formfield(**kwargs)
 
 
 class TimestampFormField(forms.CharField):

@@ -23,7 +23,7 @@ from django.utils.text import slugify
 from taggit.managers import TaggableManager
 from taggit.models import Tag
 
-from glossary.fields import TimestampField, WebURLField
+from glossary.fields import SingleLineCharField, TimestampField, WebURLField
 from glossary.timestamps import format_timestamp
 
 
@@ -84,7 +84,7 @@ def deep_link(url: str, style: str, seconds: int | None) -> str:
 
 
 class Show(models.Model):
-    name = models.CharField(max_length=200)
+    name = SingleLineCharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     website = WebURLField(blank=True)
     deep_link_style = models.CharField(
@@ -129,7 +129,7 @@ class Show(models.Model):
 
 
 class Person(models.Model):
-    name = models.CharField(max_length=200)
+    name = SingleLineCharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     url = WebURLField("web page", blank=True)
     bio = models.TextField(blank=True)
@@ -146,7 +146,7 @@ class Person(models.Model):
 
 
 class Organisation(models.Model):
-    name = models.CharField(max_length=200)
+    name = SingleLineCharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     url = WebURLField("web site", blank=True)
 
@@ -164,7 +164,7 @@ class Episode(models.Model):
     show = models.ForeignKey(Show, on_delete=models.PROTECT, related_name="episodes")
     season = models.PositiveSmallIntegerField(default=1)
     number = models.PositiveIntegerField(help_text="The episode number as the show announces it.")
-    title = models.CharField(max_length=300)
+    title = SingleLineCharField(max_length=300)
     air_date = models.DateField(null=True, blank=True)
     duration = TimestampField(
         null=True,
@@ -342,7 +342,7 @@ class Appearance(models.Model):
         related_name="appearances",
         help_text="Who the person worked for when the episode was recorded.",
     )
-    title = models.CharField("job title", max_length=200, blank=True)
+    title = SingleLineCharField("job title", max_length=200, blank=True)
 
     class Meta:
         ordering = ["episode", "role", "person__name"]
@@ -393,7 +393,7 @@ class Entry(models.Model):
         PUBLISHED = "published", "Published"
         ARCHIVED = "archived", "Archived"
 
-    term = models.CharField(max_length=200)
+    term = SingleLineCharField(max_length=200)
     slug = models.SlugField(
         max_length=200,
         unique=True,
@@ -406,10 +406,11 @@ class Entry(models.Model):
         help_text="Other names readers may look for, one per line (e.g. NVLink). "
         "Their addresses redirect to this entry.",
     )
-    summary = models.CharField(
+    summary = SingleLineCharField(
         max_length=settings.SUMMARY_MAX_LENGTH,
         blank=True,
-        help_text="One or two sentences for the index, feeds and search results' meta description.",
+        help_text="One or two sentences on one line, for the index, feeds and search results' "
+        "meta description.",
     )
     body = models.TextField(
         blank=True,
@@ -1170,8 +1171,8 @@ class Source(models.Model):
         EMPTY = "empty", "Empty page (needs a human look)"
 
     url = WebURLField("URL", unique=True)
-    title = models.CharField(max_length=300)
-    publisher = models.CharField(max_length=200, blank=True)
+    title = SingleLineCharField(max_length=300)
+    publisher = SingleLineCharField(max_length=200, blank=True)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
     archive_url = WebURLField("archive URL", blank=True)
     archive_date = models.DateField(null=True, blank=True)
@@ -1297,10 +1298,10 @@ class Citation(EntryPart):
 class SeeAlso(EntryPart):
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="see_also")
     target = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="see_also_from")
-    link_text = models.CharField(
+    link_text = SingleLineCharField(
         max_length=200, blank=True, help_text="Text of the link; defaults to the term."
     )
-    note = models.CharField(
+    note = SingleLineCharField(
         max_length=300,
         blank=True,
         help_text="Why to read it, e.g. “the other main limit on moving data to AI chips”.",

@@ -22,7 +22,7 @@ from editorial import newsroom, workflow
 from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
 from editorial.models import ScheduledAction, WorkflowEvent
 from glossary import publishing
-from glossary.fields import WebURLValidator
+from glossary.fields import SingleLineFormField, WebURLValidator, refuse_line_breaks
 from glossary.models import (
     Citation,
     Entry,
@@ -150,7 +150,12 @@ class CitationForm(forms.ModelForm[Citation]):
         help_text="A URL already in the library is reused; a new one needs a title.",
         widget=forms.URLInput(attrs={"size": 40}),
     )
-    new_title = forms.CharField(label="title for a new source", required=False, max_length=300)
+    new_title = SingleLineFormField(
+        label="title for a new source",
+        required=False,
+        max_length=300,
+        validators=[refuse_line_breaks],
+    )
     # Who is filling the form in (CitationInline.get_formset sets it).
     writer: Any = None
 
