@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -661,8 +662,55 @@ def check_dates_only_versions(entry: Entry) -> tuple[EntryVersion, EntryVersion]
     return live, latest
 
 
+@dataclass(frozen=True)
+class Reconfirmation:
+    """One citation's confirmation as readers see it now and as the one-step publish
+    would make it: its check date and the excerpt of the cited page (third-party text
+    that readers will read, so the editor who publishes it sees it first)."""
+
+    source: str
+    url: str
+    old_checked_on: datetime.date | None
+    new_checked_on: datetime.date | None
+    old_excerpt: str
+    new_excerpt: str
+
+    @property
+    def excerpt_changed(self) -> bool:
+        return self.old_excerpt != self.new_excerpt
+
+
+def reconfirmations(live: EntryVersion, working: EntryVersion) -> list[Reconfirmation]:
+    """The citations whose confirmation differs between two versions that differ only in
+    confirmations (`only_check_dates_differ`), in the entry's order."""
+    old = document.load(live.data)
+    new = document.load(working.data)
+    sources = {s.id: s for s in new.sources}
+    changed = []
+    # Equal but for CONFIRMATION_FIELDS, so the two lists pair up citation by citation.
+    for before, after in zip(old.citations, new.citations, strict=True):
+        if before == after:
+            continue
+        source = sources.get(after.source)
+        changed.append(
+            Reconfirmation(
+                source=source.title if source else f"source {after.source}",
+                url=source.url if source else "",
+                old_checked_on=before.checked_on,
+                new_checked_on=after.checked_on,
+                old_excerpt=before.excerpt,
+                new_excerpt=after.excerpt,
+            )
+        )
+    return changed
+
+
 def publish_check_dates(
-    entry: Entry, *, user: Any, now: datetime.datetime | None = None
+    entry: Entry,
+    *,
+    user: Any,
+    shown_version: int | None,
+    now: datetime.datetime | None = None,
 ) -> EntryVersion:
     """Publish a live entry's new citation check dates in one step, without a review.
 
@@ -670,6 +718,12 @@ def publish_check_dates(
     editor who did not make the change (unless WORKFLOW_ALLOW_SELF_APPROVAL);
     the blocking publish checks still run. Logged as its own workflow event and
     published as a minor (non-material) change.
+
+    A re-confirmation also brings a new excerpt of the cited page, text readers will
+    see; the entry page shows the editor every changed excerpt of one version, and
+    `shown_version` is that version's number. Only that version is published: when it
+    is missing, or the entry has a newer one (confirmed again since the page was shown),
+    nothing is published.
     """
     require(user, Action.PUBLISH)
     with transaction.atomic():
@@ -683,6 +737,19 @@ def publish_check_dates(
                 "submit it for review and publish it the usual way."
             )
         _, working = pair
+        if shown_version is None:
+            raise InvalidTransition(
+                f"Nothing was published: the request did not say which version of "
+                f"“{locked.term}” you were shown. Open the entry and read the new check "
+                "dates and excerpts before publishing them."
+            )
+        if shown_version != working.number:
+            raise InvalidTransition(
+                f"Nothing was published: “{locked.term}” changed after the page you "
+                f"published from showed version {shown_version}; version {working.number} "
+                "is the latest, and its excerpts may differ from what you read. Read its "
+                "check dates and excerpts on the entry and publish again."
+            )
         reason = authorship(locked, user)
         if reason and not settings.WORKFLOW_ALLOW_SELF_APPROVAL:
             # Said as the publish page says it: who changed the dates, or edited a record

@@ -58,11 +58,12 @@ class EntryWorkflowPages:
         latest = workflow.latest_version_number(entry)
         author = workflow.authorship(entry, user)
         self_blocked = bool(author) and not _allow_self_approval()
-        dates_only = (
-            can(user, Action.PUBLISH)
-            and status != Entry.Status.ARCHIVED
-            and workflow.check_dates_only_versions(entry) is not None
+        dates_pair = (
+            workflow.check_dates_only_versions(entry)
+            if can(user, Action.PUBLISH) and status != Entry.Status.ARCHIVED
+            else None
         )
+        dates_only = dates_pair is not None
         return {
             "status": status,
             "review_comment": workflow.open_review_comment(entry),
@@ -80,6 +81,9 @@ class EntryWorkflowPages:
             "self_approval_reason": author,
             "can_publish_check_dates": dates_only and not self_blocked,
             "check_dates_self_blocked": dates_only and self_blocked,
+            # What the one-step publish puts before readers, shown before the button.
+            "check_dates_version": dates_pair[1].number if dates_pair else None,
+            "reconfirmations": workflow.reconfirmations(*dates_pair) if dates_pair else [],
             "can_unpublish": can(user, Action.UNPUBLISH) and entry.is_live,
             "can_archive": can(user, Action.ARCHIVE) and status in workflow.ARCHIVE_FROM,
             "can_restore": can(user, Action.ARCHIVE) and status == Entry.Status.ARCHIVED,
@@ -208,13 +212,18 @@ class EntryWorkflowPages:
     def publish_check_dates_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         self._post_only(request)
         entry = self._entry(object_id)
+        shown = request.POST.get("shown_version", "").strip()
         try:
-            workflow.publish_check_dates(entry, user=request.user)
+            workflow.publish_check_dates(
+                entry, user=request.user, shown_version=int(shown) if shown.isdecimal() else None
+            )
         except (workflow.WorkflowError, workflow.SelfApprovalRefused) as exc:
             messages.error(request, str(exc))
             return self._back(entry)
         messages.success(
-            request, f"Readers now see the new check dates of “{entry.term}”; nothing else changed."
+            request,
+            f"Readers now see the new check dates and excerpts of “{entry.term}” you were "
+            "shown; nothing else changed.",
         )
         return self._back(entry)
 

@@ -98,7 +98,9 @@ def test_the_show_form_refuses_a_name_with_a_line_break_or_too_long(
         "/admin/glossary/show/add/", {**base, "name": "The Show\r\nBcc: x@example.com"}
     ).content.decode()
     assert "This field must be one line" in page
-    page = staff_client.post("/admin/glossary/show/add/", {**base, "name": "S" * 201}).content.decode()
+    page = staff_client.post(
+        "/admin/glossary/show/add/", {**base, "name": "S" * 201}
+    ).content.decode()
     assert "Ensure this value has at most 200 characters (it has 201)." in page
     assert not Show.objects.exists()
 
@@ -138,9 +140,7 @@ def test_import_entries_names_the_row_and_field_holding_a_line_break(
         '    title: "The HBM\\nstandard"\n---\nBody.\n'
     )
     with pytest.raises(CommandError, match="3 rows or files cannot be read"):
-        call_command(
-            "import_entries", str(tmp_path), "--as", writer.username, stdout=StringIO()
-        )
+        call_command("import_entries", str(tmp_path), "--as", writer.username, stdout=StringIO())
     err = import_entries(str(tmp_path), "--as", writer.username, "--dry-run")
     assert "a.csv row 2: term: This field must be one line" in err
     assert "a.csv row 3 (line 4): summary: This field must be one line" in err
