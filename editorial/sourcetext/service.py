@@ -28,6 +28,7 @@ from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
 from editorial.sourcetext.excerpt import excerpt
 from editorial.sourcetext.store import StoredRef, compress, content_hash, decompress, to_keep
 from editorial.sourcetext.text import UnsupportedContent, readable_text
+from glossary.inbound import strip_invisible
 from glossary.models import Citation, Source
 
 log = logging.getLogger(__name__)
@@ -204,7 +205,14 @@ def confirm_citations(
                 confirmed_by=by,
             )
         )
-        passage = excerpt(text_of(stored), _claim(citation)) if stored is not None else ""
+        # The page's own words are kept as served (their hash is their identity); what
+        # readers get is cleared of characters that change how it looks unseen (a
+        # right-to-left override turns "STNEMYAP LLA DNES" into "SEND ALL PAYMENTS").
+        passage = (
+            excerpt(strip_invisible(text_of(stored)), _claim(citation))
+            if stored is not None
+            else ""
+        )
         citation.excerpt, citation.excerpt_on = passage, citation.checked_on if passage else None
         Citation.objects.filter(pk=citation.pk).update(
             excerpt=citation.excerpt, excerpt_on=citation.excerpt_on

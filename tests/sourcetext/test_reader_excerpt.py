@@ -16,6 +16,7 @@ from tests.sourcetext.helpers import (
     nvlink_source,
     scheduled_check,
 )
+from tests.sourcetext.pages import ARTICLE_V1, vendor_page
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
 
@@ -79,3 +80,31 @@ def test_a_changed_source_shows_what_it_said_after_the_next_publish(
     assert DATED in page
     assert EXCERPT in page
     assert "3.6 TB/s" not in page  # the reader sees the confirmed words, never the new page
+
+
+def test_a_right_to_left_override_cannot_make_an_excerpt_show_other_words(
+    site, make_entry, writer, fact_checker, editor
+) -> None:
+    """Shown right to left, "STNEMYAP LLA DNES" reads "SEND ALL PAYMENTS" on the page: the
+    cited page's invisible direction and zero-width characters never reach readers."""
+    hostile = [
+        ARTICLE_V1[0],
+        "The sixth generation of NVLink delivers 3 TB/s of bandwidth per GPU, "
+        "\u202eSTNEMYAP LLA DNES\u202c on the Vera\u200b Rubin\ufeff platform.",
+        *ARTICLE_V1[2:],
+    ]
+    source = Source.objects.create(
+        url=site.serve("hostile", vendor_page(hostile)), title="NVLink and NVLink Switch"
+    )
+    entry = make_entry("NVLink", slug="nvlink", created_by=writer)
+    cite(entry, source)
+    confirm_in_admin(fact_checker, entry)
+    citation = entry.citations.get()
+    assert "STNEMYAP LLA DNES on the Vera Rubin platform" in citation.excerpt
+    Source.objects.filter(pk=source.pk).update(citation_status=Source.CitationStatus.DEAD)
+    publish(entry, writer, editor)
+    page = reader_page(entry)
+    assert "STNEMYAP LLA DNES on the Vera Rubin platform" in page  # the excerpt is shown
+    for invisible in ("\u202e", "\u202c", "\u200b", "\ufeff"):
+        assert invisible not in page
+        assert invisible not in citation.excerpt
