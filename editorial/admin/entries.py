@@ -407,7 +407,9 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         if confirmed:
             # The same rule as "Mark confirmed today": confirmed fingerprint, stored
             # text and the reader's excerpt, before save_related records the version.
-            sourcetext.confirm_citations(confirmed, user=request.user)
+            done = sourcetext.confirm_citations(confirmed, user=request.user)
+            for source in done.empty:
+                messages.warning(request, sourcetext.empty_page_warning(source))
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)

@@ -251,7 +251,7 @@ class SourceAdmin(ReferenceAdmin):
                 checked_on=today, checked_by=user
             )
             # The one confirmation rule (the entry's "checked on" date uses it too).
-            sourcetext.confirm_citations(
+            done = sourcetext.confirm_citations(
                 list(Citation.objects.filter(source__in=sources).select_related("source", "entry")),
                 user=user,
                 now=now,
@@ -274,6 +274,8 @@ class SourceAdmin(ReferenceAdmin):
             "an editor publishes them. Future text changes are measured from now.",
             messages.SUCCESS,
         )
+        for source in done.empty:
+            self.message_user(request, sourcetext.empty_page_warning(source), messages.WARNING)
 
     def add_view(
         self, request: HttpRequest, form_url: str = "", extra_context: Any = None

@@ -23,6 +23,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 
+from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import FetchOptions, check_urls, run
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
 from editorial.sourcetext.excerpt import excerpt
@@ -94,10 +95,12 @@ def latest_snapshot(source_id: int, fingerprint: str | None = None) -> SourceSna
 
 @dataclass(frozen=True)
 class Fetched:
-    """What fetching a page for a confirmation gave: its fingerprint and readable text."""
+    """What fetching a page for a confirmation gave: its fingerprint and readable text,
+    and whether it answered with an empty page (2xx, no text to read: `Outcome.EMPTY`)."""
 
     fingerprint: str
     text: str
+    empty: bool = False
 
 
 def fetch_texts(urls: Iterable[str]) -> dict[str, Fetched]:
@@ -114,7 +117,12 @@ def fetch_texts(urls: Iterable[str]) -> dict[str, Fetched]:
             wanted, FetchOptions.from_settings(), text_unless={u: frozenset() for u in wanted}
         )
     )
-    return {r.url: Fetched(r.fingerprint, _readable(r.body, r.content_type)) for r in results}
+    return {
+        r.url: Fetched(
+            r.fingerprint, _readable(r.body, r.content_type), empty=r.outcome is Outcome.EMPTY
+        )
+        for r in results
+    }
 
 
 def _readable(body: str, content_type: str) -> str:
@@ -139,6 +147,26 @@ def sources_needing_fetch(sources: Iterable[Source]) -> list[Source]:
 Confirmer = AbstractBaseUser | AnonymousUser | None
 
 
+@dataclass(frozen=True)
+class Confirmed:
+    """What a confirmation recorded, and the confirmed sources whose page was empty."""
+
+    confirmations: list[CitationConfirmation]
+    # Answered with no text to read (now, or on the link check the confirmation relied
+    # on): nothing backs the confirmation, and readers get no excerpt of it.
+    empty: list[Source]
+
+
+def empty_page_warning(source: Source) -> str:
+    """What the confirmer is told at once about a source in `Confirmed.empty`."""
+    return (
+        f"The page of “{source.title or source.url}” ({source.url}) came back empty: it "
+        "answered, but with no text to read (emptied, or built by scripts). The desk "
+        "kept no text of it and readers get no excerpt. Open it and check it still says "
+        "what it is cited for; if not, mark the source dead and give an archive copy."
+    )
+
+
 @transaction.atomic
 def confirm_citations(
     citations: Sequence[Citation],
@@ -146,7 +174,7 @@ def confirm_citations(
     user: Confirmer,
     now: datetime.datetime | None = None,
     fetched: Mapping[str, Fetched] | None = None,
-) -> list[CitationConfirmation]:
+) -> Confirmed:
     """Record that a fact-checker confirmed `citations` (their `checked_on` already set).
 
     Per source: the text as last fetched (the newest stored text with the
@@ -159,10 +187,11 @@ def confirm_citations(
     now = now or timezone.now()
     citations = [c for c in citations if c.checked_on is not None]
     if not citations:
-        return []
+        return Confirmed([], [])
     sources = {c.source_id: c.source for c in citations}
     texts: dict[int, tuple[SourceText | None, str]] = {}
     missing = []
+    empty: list[Source] = []
     for source in sources.values():
         snapshot = latest_snapshot(source.pk, source.last_fingerprint or None)
         if source.last_fingerprint and snapshot is not None:
@@ -181,6 +210,14 @@ def confirm_citations(
                     source.last_fingerprint = page.fingerprint
             else:
                 texts[source.pk] = (None, source.last_fingerprint)
+                # Empty now, or (not fetched now) on the last link check.
+                if (page is not None and page.empty) or (
+                    page is None
+                    and (
+                        source.health == Source.Health.EMPTY or source.last_outcome == Outcome.EMPTY
+                    )
+                ):
+                    empty.append(source)
     for source in sources.values():
         source.confirmed_fingerprint = texts[source.pk][1]
         source.confirmed_at = now
@@ -217,7 +254,7 @@ def confirm_citations(
         Citation.objects.filter(pk=citation.pk).update(
             excerpt=citation.excerpt, excerpt_on=citation.excerpt_on
         )
-    return CitationConfirmation.objects.bulk_create(confirmations)
+    return Confirmed(CitationConfirmation.objects.bulk_create(confirmations), empty)
 
 
 def _claim(citation: Citation) -> str:

@@ -10,7 +10,7 @@ from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
 from editorial.versions import compare
 from glossary import publishing
 from glossary.document import load
-from glossary.models import Citation
+from glossary.models import Citation, Source
 from tests.personas import client_for
 from tests.sourcetext.helpers import (
     CONFIRMED_ON,
@@ -22,6 +22,7 @@ from tests.sourcetext.helpers import (
     stored_text,
 )
 from tests.sourcetext.pages import PAGE_V1, PAGE_V2
+from tests.workflow.formdata import form_data
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
 
@@ -171,3 +172,59 @@ def test_with_fetching_on_confirm_off_nothing_is_fetched_and_no_text_is_tied(
     confirm_in_admin(fact_checker, entry)
     assert site.paths() == []
     assert CitationConfirmation.objects.get().text is None
+
+
+APP_SHELL = (
+    "<!doctype html><html><head><title>NVLink</title><script src='/app.js'></script></head>"
+    "<body><div id='root'></div></body></html>"
+)
+
+
+def post_checked_on(client, entry):
+    """The entry's admin form with the citation's "checked on" date set, followed."""
+    change = f"/admin/glossary/entry/{entry.pk}/change/"
+    data = form_data(client.get(change).content.decode())
+    data["citations-0-checked_on"] = CONFIRMED_ON.isoformat()
+    return client.post(change, data, follow=True)
+
+
+def test_confirming_a_page_that_comes_back_empty_warns_the_confirmer_at_once(
+    site, make_entry, fact_checker
+) -> None:
+    source = nvlink_source(site)
+    site.serve("nvlink", APP_SHELL)
+    entry = make_entry("NVLink")
+    cite(entry, source)
+    page = post_checked_on(client_for(fact_checker), entry).content.decode()
+    assert "came back empty: it answered, but with no text to read" in page
+    assert source.url in page
+    assert CitationConfirmation.objects.get().text is None
+
+
+def test_confirming_a_page_with_text_gives_no_empty_page_warning(
+    site, make_entry, fact_checker
+) -> None:
+    source = nvlink_source(site)
+    entry = make_entry("NVLink")
+    cite(entry, source)
+    page = post_checked_on(client_for(fact_checker), entry).content.decode()
+    assert "came back empty" not in page
+    assert Citation.objects.get().excerpt
+
+
+def test_mark_confirmed_today_warns_of_a_page_the_link_checks_found_empty(
+    site, make_entry, fact_checker, settings
+) -> None:
+    # Not fetched at confirmation: the link checks' verdict is what the desk knows.
+    settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+    source = nvlink_source(site)
+    Source.objects.filter(pk=source.pk).update(health=Source.Health.EMPTY, last_outcome="empty")
+    cite(make_entry("NVLink"), source)
+    response = client_for(fact_checker).post(
+        reverse("admin:glossary_source_changelist"),
+        {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "Confirmed 1 source(s) today" in page
+    assert "came back empty" in page
