@@ -160,6 +160,7 @@ class ExchangeError(Exception):
 
     def __init__(self, message: str, path: str = "") -> None:
         self.path = path
+        self.message = message
         super().__init__(f"{path}: {message}" if path else message)
 
 
@@ -388,6 +389,12 @@ class Decoded:
     links: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
+def _naming(row: dict[str, Any]) -> str:
+    """Which row a bad value is in, in words an editor knows: its address when it has one."""
+    slug = row.get("slug")
+    return f" (in the row with slug {slug!r})" if isinstance(slug, str) and slug else ""
+
+
 def _messages(exc: ValidationError) -> str:
     return "; ".join(str(m) for m in exc.messages)
 
@@ -494,7 +501,10 @@ def check_export(data: dict[str, Any], progress: Progress | None = None) -> Chec
                 if f.is_relation:
                     values[f.attname] = _decode_reference(f, raw, at, ids, usernames, content_types)
                 else:
-                    values[f.attname] = _decode_value(f, raw, at)
+                    try:
+                        values[f.attname] = _decode_value(f, raw, at)
+                    except ExchangeError as exc:
+                        raise ExchangeError(exc.message + _naming(row), at) from None
             if table.model is TaggedItem and values.get("content_type_id") != "glossary.entry":
                 raise ExchangeError("tags are exported for entries only", f"{where}.content_type")
             if table.model is TaggedItem and values["object_id"] not in ids["entries"]:

@@ -23,6 +23,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from editorial import workflow
 from glossary.models import Entry, Person, SeeAlso, Show, Source
 from tests.editorial.test_entry_admin import add_form, inline_management
 
@@ -160,10 +161,12 @@ def test_import_glossary_names_the_row_and_field_holding_a_line_break(
     User.objects.all().delete()
     damaged = copy.deepcopy(data)
     damaged["tables"]["entries"][0]["term"] = INJECTED
+    slug = damaged["tables"]["entries"][0]["slug"]
     path.write_text(json.dumps(damaged))
     with pytest.raises(CommandError) as info:
         call_command("import_glossary", str(path), "--no-progress", stdout=StringIO())
     assert "$.tables.entries[0].term: This field must be one line" in str(info.value)
+    assert f"(in the row with slug '{slug}')" in str(info.value)
     assert not Entry.objects.exists()
 
 
@@ -183,3 +186,18 @@ def test_the_data_migration_puts_existing_values_on_one_line(
     assert Person.objects.get(pk=person.pk).name == "Ada Guest"
     assert SeeAlso.objects.get().note == "Why read it"
     assert Entry.objects.get(pk=other.pk).term == "Other"
+
+
+def test_the_data_migration_marks_a_live_entry_it_changed_for_an_editor_to_publish(
+    entry_in_review: Any, editor: User, client: Client
+) -> None:
+    migration = importlib.import_module("glossary.migrations.0033_join_lines_of_single_line_fields")
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=editor)
+    Entry.objects.filter(pk=entry.pk).update(summary="The links\r\nthat join AI chips.")
+    live = Entry.objects.get(pk=entry.pk).live_version_id
+    migration.join_lines(apps, None)
+    entry.refresh_from_db()
+    assert entry.summary == "The links that join AI chips."
+    assert entry.has_unpublished_changes
+    assert entry.live_version_id == live  # readers keep the version an editor published
