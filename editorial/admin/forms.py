@@ -174,6 +174,8 @@ class CitationForm(forms.ModelForm[Citation]):
             existing = Source.objects.filter(url=normalise_url(url)).first()
             if existing is not None:
                 cleaned["source"] = existing
+            elif "new_title" in self.errors:
+                pass  # the title's own error (a line break, its length) says what to fix
             elif not (cleaned.get("new_title") or "").strip():
                 self.add_error("new_title", "This URL is new to the library: give it a title.")
             else:

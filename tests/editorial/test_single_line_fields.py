@@ -117,6 +117,7 @@ def test_a_new_source_title_typed_in_a_citation_is_one_line(staff_client: Client
     )
     page = staff_client.post("/admin/glossary/entry/add/", data).content.decode()
     assert "This field must be one line" in page
+    assert "give it a title" not in page  # it has one: the error is the line break
     assert not Source.objects.exists() and not Entry.objects.exists()
 
 
