@@ -33,6 +33,7 @@ from editorial import feeds, newsroom, transcripts
 from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin
 from editorial.permissions import Action, acting_user, can
 from glossary import episode_feed, publishing
+from glossary.fields import SingleLineFormField, refuse_line_breaks
 from glossary.models import (
     Appearance,
     Entry,
@@ -421,14 +422,19 @@ class OrganisationAdmin(ReferenceAdmin):
 
 
 class MergeTagsForm(forms.Form):
-    name = forms.CharField(
+    name = SingleLineFormField(
         label="Merged tag",
         max_length=100,
+        validators=[refuse_line_breaks],
         help_text="The tag the selected tags become; an existing tag of this name is reused.",
     )
 
 
 class TagForm(forms.ModelForm[Tag]):
+    # taggit's model, so the one-line rule of our models (glossary.fields) is kept here:
+    # a topic's name is a page title and a feed category.
+    name = SingleLineFormField(max_length=100, validators=[refuse_line_breaks])
+
     class Meta:
         model = Tag
         fields = ["name", "slug"]

@@ -22,6 +22,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
+from taggit.models import Tag
 
 from editorial import workflow
 from glossary.models import Entry, Person, SeeAlso, Show, Source
@@ -202,3 +203,28 @@ def test_the_data_migration_marks_a_live_entry_it_changed_for_an_editor_to_publi
     assert entry.summary == "The links that join AI chips."
     assert entry.has_unpublished_changes
     assert entry.live_version_id == live  # readers keep the version an editor published
+
+
+def test_a_topic_is_renamed_or_merged_only_into_a_one_line_name(
+    staff_client: Client, make_entry: Any
+) -> None:
+    entry = make_entry("Tagged")
+    entry.tags.add("networking", "hardware")
+    networking, hardware = (Tag.objects.get(name=n) for n in ("networking", "hardware"))
+    page = staff_client.post(
+        f"/admin/taggit/tag/{networking.pk}/change/",
+        {"name": "Networking\r\nBcc: x@example.com", "slug": "networking"},
+    ).content.decode()
+    assert "This field must be one line" in page
+    assert "maxlength" not in input_named(page, "name")
+    page = staff_client.post(
+        "/admin/taggit/tag/",
+        {
+            "action": "merge_tags",
+            "_selected_action": [str(networking.pk), str(hardware.pk)],
+            "merge": "1",
+            "name": "Fabric\nBcc: x@example.com",
+        },
+    ).content.decode()
+    assert "This field must be one line" in page
+    assert sorted(Tag.objects.values_list("name", flat=True)) == ["hardware", "networking"]
