@@ -132,9 +132,9 @@ def parse_transcript(content: bytes | str) -> Transcript:
     warnings = _Warnings()
     encoding = "UTF-8"
     if isinstance(content, bytes):
-        text, encoding = _decode(content)
-        if encoding != "UTF-8":
-            warnings.add(f"read as {encoding}: the file is not UTF-8; check accented letters")
+        text, encoding, note = _decode(content)
+        if note:
+            warnings.add(note)
     else:
         text = content.removeprefix("\ufeff")
     # WebVTT's line breaks; str.splitlines would also break at form feed and U+2028.
@@ -182,25 +182,33 @@ _BOMS = (
 )
 
 
-def _decode(data: bytes) -> tuple[str, str]:
-    """The text of `data` and the encoding it was read in: the byte order mark's, UTF-16 when
-    every other byte of the start is NUL, else UTF-8, else Windows-1252 (what old Windows
-    subtitle tools write)."""
+def _decode(data: bytes) -> tuple[str, str, str]:
+    """The text of `data`, the encoding it was read in and, unless it is UTF-8, a note saying
+    why: the byte order mark's encoding, UTF-16 when every other byte of the start is NUL,
+    else UTF-8, else Windows-1252 (what old Windows subtitle tools write)."""
     for mark, codec, name in _BOMS:
         if data.startswith(mark):
-            return _decoded(data[len(mark) :], codec, name), name
+            note = "" if name == "UTF-8" else f"read as {name}, as its byte order mark says"
+            return _decoded(data[len(mark) :], codec, name), name, note
     head = data[:200]
-    if len(head) >= 4 and head[1::2].count(0) >= len(head) // 4 and 0 not in head[0::2]:
-        name = "UTF-16 (little-endian, no byte order mark)"
-        return _decoded(data, "utf-16-le", name), name
-    if len(head) >= 4 and head[0::2].count(0) >= len(head) // 4 and 0 not in head[1::2]:
-        name = "UTF-16 (big-endian, no byte order mark)"
-        return _decoded(data, "utf-16-be", name), name
+    for codec, zeros, others in (
+        ("utf-16-le", head[1::2], head[0::2]),
+        ("utf-16-be", head[0::2], head[1::2]),
+    ):
+        if len(head) >= 4 and zeros.count(0) >= len(head) // 4 and 0 not in others:
+            name = "UTF-16"
+            note = f"read as {name} ({codec[-2:].upper()}): the file has no byte order mark"
+            return _decoded(data, codec, name), name, note
     try:
-        return data.decode("utf-8"), "UTF-8"
+        return data.decode("utf-8"), "UTF-8", ""
     except UnicodeDecodeError:
         pass
-    return _decoded(data, "cp1252", "Windows-1252"), "Windows-1252"
+    name = "Windows-1252"
+    note = (
+        f"read as {name}, since the file is not UTF-8: check its accented letters and "
+        "quotation marks"
+    )
+    return _decoded(data, "cp1252", name), name, note
 
 
 def _decoded(data: bytes, codec: str, name: str) -> str:
@@ -253,7 +261,7 @@ def _parse_webvtt(text: str, warnings: _Warnings) -> tuple[Segment, ...]:
     if index < len(lines) and lines[index] != "":
         # The header's own block (metadata such as "Kind: captions"); a timing line ends it.
         index = _Block.collect(lines, index, in_header=True, seen_cue=False).next_index
-    cues: list[_Cue] = []
+    cues = _Cues(warnings)
     seen_cue = False
     while True:
         while index < len(lines) and lines[index] == "":
@@ -264,10 +272,10 @@ def _parse_webvtt(text: str, warnings: _Warnings) -> tuple[Segment, ...]:
         index = block.next_index
         if block.cue is not None:
             seen_cue = True
-            cues.append(block.cue)
+            cues.add(block.cue)
         else:
             block.warn_skipped(warnings)
-    return _webvtt_segments(cues, warnings)
+    return cues.in_time_order()
 
 
 @dataclass
@@ -424,28 +432,36 @@ def _vtt_timestamp(line: str, position: int) -> tuple[float, int] | str:
     return hours * 3600 + minutes * 60 + seconds + int(millis) / 1000, position
 
 
-def _webvtt_segments(cues: list[_Cue], warnings: _Warnings) -> tuple[Segment, ...]:
-    segments: list[Segment] = []
-    latest: _Cue | None = None
-    for cue in cues:
+class _Cues:
+    """The cues of a WebVTT file, checked and split into segments as the parser meets them, so
+    warnings come in the file's order."""
+
+    def __init__(self, warnings: _Warnings) -> None:
+        self.warnings = warnings
+        self.segments: list[Segment] = []
+        self.latest: _Cue | None = None
+
+    def add(self, cue: _Cue) -> None:
         if cue.end < cue.start:
-            warnings.add(
+            self.warnings.add(
                 f"line {cue.line}: the cue ends at {_clock(cue.end)}, before it starts "
                 f"({_clock(cue.start)}); skipped, as players skip it"
             )
-            continue
+            return
+        latest = self.latest
         if latest is not None and cue.start < latest.start:
-            warnings.add(
+            self.warnings.add(
                 f"line {cue.line}: the cue starts at {_clock(cue.start)}, before the cue at line "
                 f"{latest.line} ({_clock(latest.start)}); put in time order"
             )
-        if latest is None or cue.start >= latest.start:
-            latest = cue
-        for speaker, words in _cue_text(cue.text, cue.text_line, warnings):
-            segments.append(Segment(cue.start, cue.end, speaker, words, cue.line))
-    # A stable sort: segments of one cue, and cues at one time, keep the file's order.
-    segments.sort(key=lambda segment: segment.start)
-    return tuple(segments)
+        else:
+            self.latest = cue
+        for speaker, words in _cue_text(cue.text, cue.text_line, self.warnings):
+            self.segments.append(Segment(cue.start, cue.end, speaker, words, cue.line))
+
+    def in_time_order(self) -> tuple[Segment, ...]:
+        # A stable sort: segments of one cue, and cues at one time, keep the file's order.
+        return tuple(sorted(self.segments, key=lambda segment: segment.start))
 
 
 # A tag runs from '<' to the next '>' or the end of the cue text, whatever it holds: every
