@@ -90,6 +90,9 @@ class Transcript:
 
 # Warnings kept per file: a file with a thousand broken cues says so without a thousand lines.
 MAX_WARNINGS = 50
+# Segments one transcript may hold: a two-hour episode has about 2,000, and each is a row
+# stored and read on every check, so a file of a million tiny cues is refused while it is read.
+MAX_SEGMENTS = 100_000
 # What an error or a warning quotes of a line.
 _QUOTED = 60
 
@@ -115,6 +118,13 @@ class _Warnings:
         if self.more:
             return (*self.kept, f"… and {self.more:,} more warnings like these")
         return tuple(self.kept)
+
+
+def _too_many(where: str, what: str = "segments") -> TranscriptError:
+    return TranscriptError(
+        f"{where}: more than {MAX_SEGMENTS:,} {what}; an episode's transcript has far fewer "
+        "(a two-hour one, about 2,000). Is this one episode's transcript?"
+    )
 
 
 def _quote(text: str) -> str:
@@ -233,7 +243,9 @@ def _clock(seconds: float) -> str:
 
 def _clean(text: str) -> str:
     """Words as stored: entities read, invisible characters gone, whitespace collapsed."""
-    return " ".join(strip_invisible(html.unescape(text)).split())
+    if "&" in text:
+        text = html.unescape(text)
+    return " ".join(strip_invisible(text).split())
 
 
 def _name(text: str) -> str:
@@ -263,11 +275,16 @@ def _parse_webvtt(text: str, warnings: _Warnings) -> tuple[Segment, ...]:
         index = _Block.collect(lines, index, in_header=True, seen_cue=False).next_index
     cues = _Cues(warnings)
     seen_cue = False
+    blocks = 0
     while True:
         while index < len(lines) and lines[index] == "":
             index += 1
         if index >= len(lines):
             break
+        blocks += 1
+        if blocks > MAX_SEGMENTS:
+            # Skipped blocks cost as much as cues to read.
+            raise _too_many(f"line {index + 1}", "blocks (cues, comments and skipped text)")
         block = _Block.collect(lines, index, in_header=False, seen_cue=seen_cue)
         index = block.next_index
         if block.cue is not None:
@@ -458,6 +475,8 @@ class _Cues:
             self.latest = cue
         for speaker, words in _cue_text(cue.text, cue.text_line, self.warnings):
             self.segments.append(Segment(cue.start, cue.end, speaker, words, cue.line))
+            if len(self.segments) > MAX_SEGMENTS:
+                raise _too_many(f"line {cue.line}")
 
     def in_time_order(self) -> tuple[Segment, ...]:
         # A stable sort: segments of one cue, and cues at one time, keep the file's order.
@@ -468,6 +487,8 @@ class _Cues:
 # state of the WebVTT cue text tokenizer ends a tag there.
 _TOKEN = re.compile(r"<([^>]*)(>?)")
 _CUE_TAGS = frozenset({"c", "i", "b", "u", "ruby", "rt", "v", "lang"})
+_TAG_NAME = re.compile(r"[^ \t\n\x0c\r.]*")
+_ANNOTATION = re.compile(r"[ \t\n\x0c\r]")
 
 
 def _cue_text(text: str, first_line: int, warnings: _Warnings) -> Iterator[tuple[str, str]]:
@@ -476,7 +497,8 @@ def _cue_text(text: str, first_line: int, warnings: _Warnings) -> Iterator[tuple
     nobody outside every voice span. Tags other than the cue text tags are ignored, their
     words kept; what a browser drops (a '<' that opens no tag, and what follows it up to '>')
     is dropped and named."""
-    open_tags: list[tuple[str, str]] = []  # (name, voice annotation)
+    # The open spans, innermost last, each with the voice speaking inside it.
+    open_tags: list[tuple[str, str]] = []
     speaker = ""
     run: list[str] = []
     position = 0
@@ -484,7 +506,7 @@ def _cue_text(text: str, first_line: int, warnings: _Warnings) -> Iterator[tuple
         run.append(text[position : token.start()])
         position = token.end()
         content, closed = token.group(1), bool(token.group(2))
-        name = re.split(r"[ \t\n\x0c\r.]", content, maxsplit=1)[0]
+        name = _TAG_NAME.match(content).group()  # type: ignore[union-attr]
         if not closed or not name or (name[0].isdigit() and not _is_timestamp(content)):
             # What a browser reads as a tag that is none: it drops the '<' and all after it
             # up to '>' (or to the end of the cue).
@@ -494,16 +516,19 @@ def _cue_text(text: str, first_line: int, warnings: _Warnings) -> Iterator[tuple
                 f"line {line}: a '<' that opens no tag; players drop it and what follows up to "
                 f"'>', so {lost} is dropped. Write &lt; for the character itself"
             )
-        if name.startswith("/"):
-            if open_tags and open_tags[-1][0] == name[1:]:
+        if content.startswith("/"):
+            if open_tags and open_tags[-1][0] == content[1:]:
                 open_tags.pop()
-            elif name == "/ruby" and open_tags and open_tags[-1][0] == "rt":
+            elif content == "/ruby" and open_tags and open_tags[-1][0] == "rt":
                 del open_tags[-2:]
         elif name in _CUE_TAGS and (name != "rt" or (open_tags and open_tags[-1][0] == "ruby")):
-            parts = re.split(r"[ \t\n\x0c\r]", content, maxsplit=1)
-            open_tags.append((name, parts[1] if len(parts) == 2 else ""))
+            voice = open_tags[-1][1] if open_tags else ""
+            if name == "v":
+                parts = _ANNOTATION.split(content, maxsplit=1)
+                voice = parts[1] if len(parts) == 2 else ""
+            open_tags.append((name, voice))
         # Anything else (a karaoke timestamp <00:01.500>, an unknown tag) is ignored.
-        voice = next((a for n, a in reversed(open_tags) if n == "v"), "")
+        voice = open_tags[-1][1] if open_tags else ""
         if voice != speaker:
             words = _clean("".join(run))
             if words:
@@ -602,6 +627,8 @@ def _parse_srt(text: str) -> tuple[Segment, ...]:
         _no_arrow(block[timing_at + 1 :], where + 1)
         words = strip_invisible(_SRT_TAG.sub("", " ".join(block[timing_at + 1 :])))
         cues.append((where, start, end, " ".join(words.split())))
+        if len(cues) > MAX_SEGMENTS:
+            raise _too_many(f"line {where}")
     return tuple(_srt_speakers(cues))
 
 
@@ -650,6 +677,8 @@ def _parse_json(text: str) -> list[Segment]:
     raw = document["segments"]
     if not isinstance(raw, list):
         raise TranscriptError(f"'segments' must be a list, got {type(raw).__name__}")
+    if len(raw) > MAX_SEGMENTS:
+        raise _too_many(f"segment {MAX_SEGMENTS}")
     rows: list[tuple[float, float | None, str, str]] = []
     for index, item in enumerate(raw):
         where = f"segment {index}"
