@@ -18,7 +18,9 @@ FILES = {
     "/28.json": TRANSCRIPTS[28].read_bytes(),
     "/broken.srt": b"1\n00:00:01,000 --> 00:00:0x,000\nHello.\n",
     "/big.vtt": b"WEBVTT\n\n" + b"NOTE " + b"x" * 5000 + b"\n",
-    "/skips.vtt": b"WEBVTT\n\n00:00:60.000 --> 00:01:02.000\nLost.\n\n00:01:03.000 --> 00:01:04.000\nKept.\n",
+    "/skips.vtt": (
+        b"WEBVTT\n\n00:00:60.000 --> 00:01:02.000\nLost.\n\n00:01:03.000 --> 00:01:04.000\nKept.\n"
+    ),
 }
 
 
