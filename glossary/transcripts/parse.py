@@ -93,6 +93,9 @@ MAX_WARNINGS = 50
 # Segments one transcript may hold: a two-hour episode has about 2,000, and each is a row
 # stored and read on every check, so a file of a million tiny cues is refused while it is read.
 MAX_SEGMENTS = 100_000
+# Tags one WebVTT file may hold: YouTube's word-by-word captions of a two-hour episode have
+# about 60,000; each costs a step of reading.
+MAX_TAGS = 500_000
 # What an error or a warning quotes of a line.
 _QUOTED = 60
 
@@ -457,6 +460,7 @@ class _Cues:
         self.warnings = warnings
         self.segments: list[Segment] = []
         self.latest: _Cue | None = None
+        self.tags_left = MAX_TAGS
 
     def add(self, cue: _Cue) -> None:
         if cue.end < cue.start:
@@ -473,7 +477,7 @@ class _Cues:
             )
         else:
             self.latest = cue
-        for speaker, words in _cue_text(cue.text, cue.text_line, self.warnings):
+        for speaker, words in _cue_text(cue.text, cue.text_line, self):
             self.segments.append(Segment(cue.start, cue.end, speaker, words, cue.line))
             if len(self.segments) > MAX_SEGMENTS:
                 raise _too_many(f"line {cue.line}")
@@ -491,7 +495,7 @@ _TAG_NAME = re.compile(r"[^ \t\n\x0c\r.]*")
 _ANNOTATION = re.compile(r"[ \t\n\x0c\r]")
 
 
-def _cue_text(text: str, first_line: int, warnings: _Warnings) -> Iterator[tuple[str, str]]:
+def _cue_text(text: str, first_line: int, cues: _Cues) -> Iterator[tuple[str, str]]:
     """A cue's words, split where the speaker changes: "the WebVTT cue text parsing rules"
     build a tree of spans, and a word's speaker is its innermost voice span's (`<v Name>`), or
     nobody outside every voice span. Tags other than the cue text tags are ignored, their
@@ -502,7 +506,15 @@ def _cue_text(text: str, first_line: int, warnings: _Warnings) -> Iterator[tuple
     speaker = ""
     run: list[str] = []
     position = 0
+    warnings = cues.warnings
     for token in _TOKEN.finditer(text):
+        cues.tags_left -= 1
+        if cues.tags_left < 0:
+            line = first_line + text.count("\n", 0, token.start())
+            raise TranscriptError(
+                f"line {line}: more than {MAX_TAGS:,} tags; an episode's transcript has far "
+                "fewer (word-by-word captions of a two-hour one, about 60,000)"
+            )
         run.append(text[position : token.start()])
         position = token.end()
         content, closed = token.group(1), bool(token.group(2))
