@@ -123,7 +123,7 @@ def test_an_srt_time_of_4300_digits_is_an_error_naming_the_line() -> None:
 def test_a_file_of_a_million_tags_is_refused_naming_the_line() -> None:
     content = "WEBVTT\n\n00:01.000 --> 00:02.000\nstart\n" + "<b>" * 600_000
 
-    with pytest.raises(TranscriptError, match=r"^line 4: more than 500,000 tags"):
+    with pytest.raises(TranscriptError, match=r"^line 5: more than 500,000 tags"):
         parse_transcript(content)
 
 
