@@ -23,9 +23,10 @@ line feed, carriage return (and, in WebVTT, form feed) are refused as binary
 garbage: NUL cannot be stored in PostgreSQL text. Every stored text has its
 bidirectional overrides and zero-width characters removed (inbound.strip_invisible).
 
-Every step is linear in the size of the file, and the warnings kept are capped, so
-a transcript under `TRANSCRIPT_MAX_BYTES` costs bounded memory and time however it
-is written.
+Every step is linear in the size of the file, and the warnings kept, the segments,
+the WebVTT blocks and tags are capped (`MAX_WARNINGS`, `MAX_SEGMENTS`, `MAX_TAGS`), so
+a transcript under `TRANSCRIPT_MAX_BYTES` costs bounded memory and about a second
+however it is written.
 
 Why not webvtt-py or srt: webvtt-py 0.6 drops a malformed cue without a word (or,
 strict, names no line), reads only the first voice span of a cue and does not
