@@ -207,6 +207,17 @@ class EpisodeForm(forms.ModelForm[Episode]):
 
 # The segments the episode page lists; the rest are counted.
 SEGMENTS_SHOWN = 200
+# The import warnings said as messages; the episode's page lists them all.
+WARNINGS_SAID = 10
+
+
+def warnings_to_show(stored: Transcript) -> list[str]:
+    """The first `WARNINGS_SAID` of an import's warnings, and where to read the rest."""
+    shown = list(stored.warnings[:WARNINGS_SAID])
+    rest = len(stored.warnings) - len(shown)
+    if rest > 0:
+        shown.append(f"{rest} more warnings are listed on the episode's page, under Transcript.")
+    return shown
 
 
 class EpisodeAdmin(ReferenceAdmin):
@@ -264,7 +275,7 @@ class EpisodeAdmin(ReferenceAdmin):
                 f"{episode.transcript_url}.",
                 messages.SUCCESS,
             )
-            for warning in stored.warnings:
+            for warning in warnings_to_show(stored):
                 self.message_user(request, f"{episode}: {warning}", messages.WARNING)
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -315,7 +326,7 @@ class EpisodeAdmin(ReferenceAdmin):
                 f"({stored.get_format_display()}) from {form.transcript_name}. Entries quoting "
                 "this episode whose check it changes have a new version credited to you.",
             )
-            for warning in stored.warnings:
+            for warning in warnings_to_show(stored):
                 messages.warning(request, f"{form.transcript_name}: {warning}")
 
     @admin.display(description="feed differences")

@@ -251,3 +251,21 @@ def test_the_admin_refuses_an_srt_time_of_4300_digits_on_the_form(
     assert response.status_code == 200
     assert "huge.srt: line 2: a time with 4,300 digits of hours" in response.content.decode()
     assert not Transcript.objects.exists()
+
+
+def test_the_admin_says_ten_warnings_and_points_to_the_page_for_the_rest(
+    client: Client, editor: User, episode: Episode
+) -> None:
+    client.force_login(editor)
+    upload = (
+        "WEBVTT\n\n"
+        + "".join(f"00:{n:02d}.000 --> 00:00.000\nx\n\n" for n in range(1, 13))
+        + "00:20.000 --> 00:21.000\nKept.\n"
+    ).encode()
+
+    response = client.post(url(episode), form_data(episode, upload, "many.vtt"), follow=True)
+
+    page = response.content.decode()
+    assert page.count("before it starts") == 10
+    assert "2 more warnings are listed on the episode&#x27;s page" in page
+    assert "The import warned 12 times." in client.get(url(episode)).content.decode()
