@@ -274,6 +274,14 @@ class Transcript(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     segment_count = models.PositiveIntegerField(default=0)
+    warnings = models.JSONField(
+        "import warnings",
+        default=list,
+        blank=True,
+        help_text="What the import skipped or guessed, each naming its line (a cue whose "
+        "timing cannot be read, text outside any cue, the file's encoding, cues past the "
+        "episode's end). Importing again replaces them.",
+    )
 
     def __str__(self) -> str:
         return f"Transcript of {self.episode}"

@@ -5,10 +5,15 @@ the episode's transcript in one transaction, so a broken file changes nothing an
 old transcript is never half replaced. Every door uses it: `manage.py
 import_transcript`, the episode admin's upload, `editorial.transcripts.fetch_transcript`
 and the demo.
+
+What the reading skipped or guessed (glossary.transcripts.parse), and cues that run past
+the episode's end when its duration is known, are kept on the transcript as warnings,
+each naming its line, for every door to show.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
@@ -16,6 +21,8 @@ from django.utils import timezone
 from glossary import publishing
 from glossary.episode_transcripts import Actor
 from glossary.models import Episode, PublicRecord, Transcript, TranscriptSegment
+from glossary.timestamps import format_timestamp
+from glossary.transcripts.parse import Transcript as ParsedTranscript
 from glossary.transcripts.parse import TranscriptError, parse_transcript
 
 # Segments are written in batches of this many rows.
@@ -28,11 +35,17 @@ def import_transcript(
 ) -> Transcript:
     """Read `content` and make it `episode`'s transcript, replacing any before it.
 
-    Raises `TranscriptError` (naming the line) before anything is written.
+    Raises `TranscriptError` (naming the line) before anything is written; a file
+    larger than `TRANSCRIPT_MAX_BYTES` is refused unread.
     """
+    size = len(content.encode() if isinstance(content, str) else content)
+    limit = settings.TRANSCRIPT_MAX_BYTES
+    if size > limit:
+        raise TranscriptError(f"the file is {size:,} bytes; transcripts are limited to {limit:,}")
     parsed = parse_transcript(content)
     if not parsed:
         raise TranscriptError("the transcript has no spoken text")
+    warnings = [*parsed.warnings, *_past_the_end(parsed, episode)]
     who = user if isinstance(user, User) and user.is_authenticated else None
     with transaction.atomic():
         # Lock the episode so two imports of the same episode cannot interleave.
@@ -45,6 +58,7 @@ def import_transcript(
             imported_at=timezone.now(),
             imported_by=who,
             segment_count=len(parsed.segments),
+            warnings=warnings,
         )
         rows = (
             TranscriptSegment(
@@ -67,3 +81,23 @@ def import_transcript(
             what=f"Transcript of episode {episode.number} imported from {origin[:200]}.",
         )
     return stored
+
+
+def _past_the_end(parsed: ParsedTranscript, episode: Episode) -> list[str]:
+    """A warning naming the first cue that runs past the episode's end, when its duration is
+    known: the transcript of another episode, or a duration typed wrong. A second is allowed
+    for the duration's rounding."""
+    if episode.duration is None:
+        return []
+    end = episode.duration + 1
+    past = [segment for segment in parsed.segments if segment.end > end]
+    if not past:
+        return []
+    first = past[0]
+    what = f"line {first.line}: the cue there" if first.line else "a segment"
+    others = f" (and {len(past) - 1:,} more after it)" if len(past) > 1 else ""
+    return [
+        f"{what} ends at {format_timestamp(int(first.end))}, past the episode's end "
+        f"({format_timestamp(episode.duration)}){others}; is this the episode's transcript, "
+        "and is its duration right?"
+    ]

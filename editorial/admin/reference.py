@@ -180,8 +180,9 @@ class EpisodeForm(forms.ModelForm[Episode]):
         label="import a transcript",
         help_text="A WebVTT, SRT or Podcasting 2.0 JSON file (the format is read from the "
         "content). It replaces the episode's transcript when you save; a broken file is "
-        "refused naming its line and the transcript stays as it was. Quotes from this "
-        "episode are checked against it.",
+        "refused naming its line and the transcript stays as it was. A WebVTT cue that video "
+        "players would skip is skipped too, and listed under the transcript as a warning "
+        "naming its line. Quotes from this episode are checked against it.",
     )
 
     # No Meta: the admin builds the form from the model with every field, so fields
@@ -207,6 +208,17 @@ class EpisodeForm(forms.ModelForm[Episode]):
 
 # The segments the episode page lists; the rest are counted.
 SEGMENTS_SHOWN = 200
+# The import warnings said as messages; the episode's page lists them all.
+WARNINGS_SAID = 10
+
+
+def warnings_to_show(stored: Transcript) -> list[str]:
+    """The first `WARNINGS_SAID` of an import's warnings, and where to read the rest."""
+    shown = list(stored.warnings[:WARNINGS_SAID])
+    rest = len(stored.warnings) - len(shown)
+    if rest > 0:
+        shown.append(f"{rest} more warnings are listed on the episode's page, under Transcript.")
+    return shown
 
 
 class EpisodeAdmin(ReferenceAdmin):
@@ -264,6 +276,8 @@ class EpisodeAdmin(ReferenceAdmin):
                 f"{episode.transcript_url}.",
                 messages.SUCCESS,
             )
+            for warning in warnings_to_show(stored):
+                self.message_user(request, f"{episode}: {warning}", messages.WARNING)
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)
@@ -313,6 +327,8 @@ class EpisodeAdmin(ReferenceAdmin):
                 f"({stored.get_format_display()}) from {form.transcript_name}. Entries quoting "
                 "this episode whose check it changes have a new version credited to you.",
             )
+            for warning in warnings_to_show(stored):
+                messages.warning(request, f"{form.transcript_name}: {warning}")
 
     @admin.display(description="feed differences")
     def feed_differences_count(self, obj: Episode) -> int:

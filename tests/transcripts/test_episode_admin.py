@@ -12,7 +12,7 @@ from glossary.models import Episode, RecordEdit, Transcript
 from glossary.transcript_imports import import_transcript
 
 VTT = b"WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ada Guest>Hello there, listeners.\n"
-BROKEN = b"WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nFine.\n\n00:00:05.000 -> 00:00:09.000\nNo.\n"
+BROKEN = b"1\n00:00:01,000 --> 00:00:04,000\nFine.\n\n2\n00:00:05,000 -> 00:00:09,000\nNo.\n"
 
 
 def form_data(episode: Episode, upload: bytes, name: str = "seven.vtt") -> dict[str, Any]:
@@ -54,10 +54,10 @@ def test_a_broken_upload_is_refused_on_the_form_naming_its_line_and_nothing_chan
     import_transcript(episode, VTT, origin="good.vtt")
     client.force_login(editor)
 
-    response = client.post(url(episode), form_data(episode, BROKEN, "bad.vtt"))
+    response = client.post(url(episode), form_data(episode, BROKEN, "bad.srt"))
 
     assert response.status_code == 200
-    assert "bad.vtt: line 6:" in response.content.decode()
+    assert "bad.srt: line 6:" in response.content.decode()
     assert "Nothing was imported." in response.content.decode()
     episode.refresh_from_db()
     assert episode.title == "Seven"  # what the editor typed stays on the form, unsaved

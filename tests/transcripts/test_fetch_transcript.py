@@ -18,6 +18,9 @@ FILES = {
     "/28.json": TRANSCRIPTS[28].read_bytes(),
     "/broken.srt": b"1\n00:00:01,000 --> 00:00:0x,000\nHello.\n",
     "/big.vtt": b"WEBVTT\n\n" + b"NOTE " + b"x" * 5000 + b"\n",
+    "/skips.vtt": (
+        b"WEBVTT\n\n00:00:60.000 --> 00:01:02.000\nLost.\n\n00:01:03.000 --> 00:01:04.000\nKept.\n"
+    ),
 }
 
 
@@ -124,6 +127,20 @@ def test_the_episode_admin_fetches_the_transcript_the_feed_names(
 
     assert "answered HTTP 404" in response.content.decode()
     assert Transcript.objects.get(episode=episode).origin == f"{site}/44.vtt"
+
+
+def test_the_fetch_action_shows_what_the_import_skipped(
+    episode: Episode, site: str, loopback_allowed: Any, admin_client: Any
+) -> None:
+    Episode.objects.filter(pk=episode.pk).update(transcript_url=f"{site}/skips.vtt")
+    action = {"action": "fetch_feed_transcript", "_selected_action": [episode.pk]}
+
+    response = admin_client.post("/admin/glossary/episode/", action, follow=True)
+
+    page = response.content.decode()
+    assert "imported 1 transcript segments" in page
+    assert "line 3: &#x27;00:00:60.000 --&gt; 00:01:02.000&#x27; is not a cue timing" in page
+    assert Transcript.objects.get(episode=episode).warnings[0].startswith("line 3: ")
 
 
 def test_the_action_says_so_when_the_feed_names_no_transcript(

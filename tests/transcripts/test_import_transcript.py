@@ -24,13 +24,14 @@ VTT = b"""WEBVTT
 <v Conor>And welcome back.
 """
 
-BROKEN = b"""WEBVTT
+# SRT stays strict: a timing it cannot read refuses the file (WebVTT skips the cue instead).
+BROKEN = b"""1
+00:00:01,000 --> 00:00:04,000
+Ada Guest: Fine so far.
 
-00:00:01.000 --> 00:00:04.000
-<v Ada Guest>Fine so far.
-
-00:00:05.000 -> 00:00:09.000
-<v Conor>This timing is broken.
+2
+00:00:05,000 -> 00:00:09,000
+Conor: This timing is broken.
 """
 
 
@@ -67,7 +68,7 @@ def test_a_broken_file_is_refused_naming_its_line_and_the_old_transcript_stays(
     import_transcript(episode, VTT, origin="good.vtt")
 
     with pytest.raises(TranscriptError, match="line 6"):
-        import_transcript(episode, BROKEN, origin="bad.vtt")
+        import_transcript(episode, BROKEN, origin="bad.srt")
 
     assert Transcript.objects.get().origin == "good.vtt"
     assert TranscriptSegment.objects.count() == 2
@@ -114,10 +115,10 @@ def test_the_command_refuses_a_broken_file_naming_its_line(
     episode: Episode, tmp_path: Path
 ) -> None:
     import_transcript(episode, VTT, origin="good.vtt")
-    path = tmp_path / "bad.vtt"
+    path = tmp_path / "bad.srt"
     path.write_bytes(BROKEN)
 
-    with pytest.raises(CommandError, match=r"bad.vtt: line 6: .*keeps the transcript it had"):
+    with pytest.raises(CommandError, match=r"bad.srt: line 6: .*keeps the transcript it had"):
         call_command("import_transcript", str(episode.pk), str(path))
     assert Transcript.objects.get().origin == "good.vtt"
 

@@ -40,7 +40,11 @@ def test_the_three_formats_of_one_interview_read_the_same_words():
         (b"\n\n  \n", "the transcript is empty"),
         (b"<cite>Kevin:</cite>\n<time>0:00</time>\n<p>Hi</p>", "line 1: this looks like HTML"),
         (b"Kevin: hello there\n", "line 1: not a transcript we can read"),
-        (b"WEBVTT\n\n00:01.000 --> 00:02.000\nna\xefve\n", "line 4: byte 0xef is not UTF-8"),
+        (
+            b"WEBVTT\n\n00:01.000 --> 00:02.000\nna\x81ve\n",
+            "line 4: byte 0x81 is neither UTF-8 nor Windows-1252",
+        ),
+        (b"WEBVTT\n\n\x00\x01\x02\x03binary", r"line 3: the control character U\+0000"),
     ],
 )
 def test_it_says_what_is_wrong_with_content_that_is_no_transcript(content, problem):

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.template.defaultfilters import pluralize
 
 from glossary.episode_transcripts import UnknownEpisode, find_episode
 from glossary.management.database import DatabaseCommand
@@ -16,7 +17,8 @@ from glossary.transcripts.parse import TranscriptError
 class Command(DatabaseCommand):
     help = (
         "Import a WebVTT, SRT or Podcasting 2.0 JSON transcript for an episode, replacing "
-        "the one it had. A broken file changes nothing."
+        "the one it had. A broken file changes nothing. What was skipped (a WebVTT cue "
+        "players skip too) is printed as a warning naming its line."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -42,9 +44,13 @@ class Command(DatabaseCommand):
                 f"{path}: {exc}. Nothing was imported; episode {episode.number} keeps "
                 "the transcript it had."
             ) from None
+        for warning in stored.warnings:
+            self.stderr.write(self.style.WARNING(f"{path}: {warning}"))
+        count = len(stored.warnings)
+        said = f" Read it with the {count} warning{pluralize(count)} above." if count else ""
         self.stdout.write(
             self.style.SUCCESS(
                 f"Imported {stored.segment_count} segments ({stored.get_format_display()}) "
-                f"for episode {episode.number}: {episode.title}."
+                f"for episode {episode.number}: {episode.title}.{said}"
             )
         )
