@@ -201,6 +201,14 @@ class Episode(models.Model):
     chapters_url = WebURLField(
         "chapters URL", blank=True, help_text="The feed's podcast:chapters for this episode."
     )
+    chapters = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="The chapters the show's feed gives inside the episode (Podlove Simple "
+        "Chapters), as JSON Chapters: startTime in seconds, title, url, img. Each import "
+        "replaces them; a feed that stops giving them leaves them.",
+    )
     feed_values = models.JSONField(
         default=dict,
         blank=True,
