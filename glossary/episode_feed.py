@@ -355,6 +355,7 @@ def apply_feed(
     for item in feed.items:
         found_wrong: list[str] = list(item.warnings)
         values = item_values(item, warnings=found_wrong)
+        chapters = _chapters(item, found_wrong)
         result.warnings.extend(f"“{item.title}”, {warning}" for warning in found_wrong)
         season, number = _int_or_none(values["season"]), _int_or_none(values["number"])
         episode = by_guid.get(item.guid)
@@ -389,8 +390,8 @@ def apply_feed(
             _claim(claimed, episode, item)
             _check_free(episode, by_number, item)
             episode.feed_values = values
-            if item.inline_chapters:
-                episode.chapters = _chapters(item)
+            if chapters:
+                episode.chapters = chapters
             episode.save()
             by_guid[item.guid] = episode
             by_number[(episode.season, episode.number)] = episode
@@ -409,8 +410,8 @@ def apply_feed(
             by_number[(episode.season, episode.number)] = episode
         episode.feed_values = values
         old_chapters = episode.chapters
-        if item.inline_chapters:
-            episode.chapters = _chapters(item)
+        if chapters:
+            episode.chapters = chapters
         if (
             changed_fields
             or old_values != values
@@ -459,21 +460,28 @@ def _said_wrong(warnings: list[str], name: str) -> bool:
     return any(f":{name}>" in warning for warning in warnings)
 
 
-def _chapters(item: FeedItem) -> list[dict[str, Any]]:
-    """The item's inline chapters in JSON Chapters' shape (`startTime` in seconds)."""
-    return [
-        {
-            key: value
-            for key, value in (
-                ("startTime", chapter.start_time),
-                ("title", chapter.title),
-                ("url", chapter.url),
-                ("img", chapter.img),
-            )
-            if value is not None
-        }
-        for chapter in item.inline_chapters
-    ]
+def _chapters(item: FeedItem, warnings: list[str]) -> list[dict[str, Any]]:
+    """The item's inline chapters in JSON Chapters' shape (`startTime` in seconds); a link
+    or image that is not a web address is left out of its chapter, with a warning."""
+    chapters = []
+    for chapter in item.inline_chapters:
+        found: dict[str, Any] = {"startTime": chapter.start_time}
+        if chapter.title:
+            found["title"] = chapter.title
+        for key, attribute, url in (("url", "href", chapter.url), ("img", "image", chapter.img)):
+            if not url:
+                continue
+            try:
+                _check_url(url, f"<psc:chapter> {attribute}", None)
+            except FeedError as exc:
+                warnings.append(
+                    f"line {item.line}: {exc}; the chapter at "
+                    f"{format_timestamp(int(chapter.start_time))} is kept without it"
+                )
+                continue
+            found[key] = url
+        chapters.append(found)
+    return chapters
 
 
 def _claim(claimed: dict[tuple[int, int], int], episode: Episode, item: FeedItem) -> None:

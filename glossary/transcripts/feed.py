@@ -421,7 +421,10 @@ def _item(node: _Node) -> FeedItem:
             node.line,
         )
     if not guid:
-        raise FeedError(f"<item> {title!r} has no <guid>", node.line)
+        # RSS 0.91 has no <guid>; its items are known by their <link>.
+        guid = _text(node, "", "link")
+    if not guid:
+        raise FeedError(f"<item> {title!r} has no <guid> (nor a <link> to stand for it)", node.line)
     warnings: list[str] = []
     published = node.child("", "pubDate")
     duration = node.child(ITUNES, "duration")
@@ -447,8 +450,14 @@ def _item(node: _Node) -> FeedItem:
         chapters=_chapters(node),
         persons=_persons(node),
         inline_chapters=_inline_chapters(node, warnings),
-        warnings=tuple(warnings),
+        warnings=tuple(sorted(warnings, key=_line_of)),
     )
+
+
+def _line_of(warning: str) -> int:
+    """The line a warning names ("line 12: ..."), to list an item's warnings in order."""
+    found = re.match(r"line (\d+):", warning)
+    return int(found[1]) if found else 0
 
 
 def _required(node: _Node, attribute: str) -> str:
