@@ -76,6 +76,14 @@ MAX_ELEMENTS = 500_000
 # RSS nests five deep (rss, channel, item, media:group, media:content); HTML written as
 # elements inside show notes adds a few more.
 MAX_DEPTH = 64
+# No value the import reads (a title, a guid, a name, a date) is anywhere near this long;
+# longer text in a read element is refused before it is held, let alone split or copied.
+MAX_TEXT = 100_000
+# Expat holds a start tag's attributes, and the SAX layer a dict of them, before any code
+# here runs: 16 MiB of `a1='' a2='' ...` in one tag is 2.8 million of them and half a
+# gigabyte. No element of a feed carries more than a dozen.
+MAX_ATTRIBUTES = 10_000
+_LONG_TAG = re.compile(rb"<[^<>]{65536,}")
 
 # The elements read, by where they stand: anything else is counted and passed over.
 _CHANNEL = {("", "title"), ("", "link"), (PODCAST, "person"), ("", "item")}
@@ -195,6 +203,7 @@ class Feed:
 
 def parse_feed(data: bytes) -> Feed:
     """Read an RSS podcast feed. Raises `FeedError` naming the element and line."""
+    _check_attributes(data)
     reader = _Reader()
     parser = _Parser()
     parser.setFeature(xml.sax.handler.feature_namespaces, True)
@@ -212,6 +221,20 @@ def parse_feed(data: bytes) -> Feed:
     except ExpatError as exc:  # raised by expat itself past the SAX layer (rare)
         raise FeedError(f"not well-formed XML: {exc}", getattr(exc, "lineno", None)) from None
     return reader.feed(parser.doctype)
+
+
+def _check_attributes(data: bytes) -> None:
+    """Refuse a start tag with more than `MAX_ATTRIBUTES` attributes before expat reads it.
+    Only stretches of 64 KiB without `<` or `>` after a `<` are looked at (a long data: URL
+    has no `=` in it but its padding), so a feed is scanned once, in C."""
+    for tag in _LONG_TAG.finditer(data):
+        if data.count(b"=", tag.start(), tag.end()) > MAX_ATTRIBUTES:
+            line = data.count(b"\n", 0, tag.start()) + 1
+            raise FeedError(
+                f"an element has more than {MAX_ATTRIBUTES:,} attributes; no podcast feed "
+                "needs that many, so it is not read",
+                line,
+            )
 
 
 class _Parser(defusedxml.expatreader.DefusedExpatParser):
@@ -239,7 +262,7 @@ class _Node:
     (namespace, name), the namespace being "" (none), one of the prefixes above or another
     URI as written."""
 
-    __slots__ = ("attrs", "children_", "key", "line", "name", "parts")
+    __slots__ = ("attrs", "children_", "key", "line", "name", "parts", "size")
 
     def __init__(self, key: tuple[str, str], attrs: dict[str, str], line: int) -> None:
         self.key = key
@@ -248,6 +271,7 @@ class _Node:
         self.line = line
         self.children_: list[_Node] = []
         self.parts: list[str] = []
+        self.size = 0
 
     @property
     def text(self) -> str:
@@ -331,8 +355,17 @@ class _Reader(xml.sax.handler.ContentHandler):
             self.items.append(item)
 
     def characters(self, content: str) -> None:
-        if self.stack and self.stack[-1] is not None:
-            self.stack[-1].parts.append(content)
+        node = self.stack[-1] if self.stack else None
+        if node is None:
+            return
+        node.size += len(content)
+        if node.size > MAX_TEXT:
+            raise FeedError(
+                f"<{node.name}> holds more than {MAX_TEXT:,} characters; nothing the import "
+                "reads is that long",
+                node.line,
+            )
+        node.parts.append(content)
 
     def skippedEntity(self, name: str) -> None:  # noqa: N802
         # Only an entity the unread external DTD might define is skipped; any other
