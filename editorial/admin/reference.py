@@ -47,7 +47,6 @@ from glossary.topics import published_address_holder
 from glossary.transcript_imports import import_transcript
 from glossary.transcripts.parse import TranscriptError, parse_transcript
 
-
 # The warnings an import from the show list shows one by one; the rest are counted.
 WARNINGS_SHOWN = 20
 
@@ -286,9 +285,7 @@ class EpisodeAdmin(ReferenceAdmin):
         transcript = ["transcript_file", "transcript_segments"]
         feed = ["feed_differences"]
         chapters = ["feed_chapters"]
-        fields = [
-            f for f in fieldsets[0][1]["fields"] if f not in transcript + feed + chapters
-        ]
+        fields = [f for f in fieldsets[0][1]["fields"] if f not in transcript + feed + chapters]
         return [
             (None, {"fields": fields}),
             ("What the show's feed says differently", {"fields": feed}),

@@ -41,6 +41,7 @@ import xml.sax.handler
 import xml.sax.xmlreader
 from dataclasses import dataclass
 from pyexpat import ExpatError
+from typing import Any, cast
 from xml.parsers import expat
 
 import defusedxml
@@ -117,9 +118,7 @@ _KEPT_UNDER = {
 # Latin-1 entities (&eacute; and the like). It is never fetched: they are known here.
 NETSCAPE_091 = "-//Netscape Communications//DTD RSS 0.91//EN"
 _LATIN1_ENTITIES = {
-    name: chr(point)
-    for name, point in html.entities.name2codepoint.items()
-    if 160 <= point <= 255
+    name: chr(point) for name, point in html.entities.name2codepoint.items() if 160 <= point <= 255
 }
 
 
@@ -248,8 +247,9 @@ class _Parser(defusedxml.expatreader.DefusedExpatParser):
 
     def reset(self) -> None:
         super().reset()
-        self._parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        self._parser.StartDoctypeDeclHandler = self._doctype
+        expat_parser = cast(Any, self)._parser  # the pyexpat parser, made by reset()
+        expat_parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        expat_parser.StartDoctypeDeclHandler = self._doctype
 
     def _doctype(
         self, name: str, sysid: str | None, pubid: str | None, has_internal_subset: bool
@@ -327,9 +327,8 @@ class _Reader(xml.sax.handler.ContentHandler):
         key = (_namespace(name[0]), name[1])
         parent = self.stack[-1] if self.stack else None
         if not self.stack:
-            node: _Node | None = _Node(key, _plain(attrs), self._line())
-            self.root = node
-            _check_root(node, name[0])
+            self.root = node = _Node(key, _plain(attrs), self._line())
+            _check_root(self.root, name[0])
         elif parent is not None and key in _KEPT_UNDER.get(parent.key, ()):
             node = _Node(key, _plain(attrs), self._line())
             if key == ("", "channel"):
@@ -338,7 +337,8 @@ class _Reader(xml.sax.handler.ContentHandler):
             elif parent is not self.channel or key != ("", "item"):
                 parent.children_.append(node)
         else:
-            node = None
+            self.stack.append(None)
+            return
         self.stack.append(node)
 
     def endElementNS(self, name: tuple[str | None, str], qname: str | None) -> None:  # noqa: N802
@@ -418,7 +418,7 @@ def _check_root(root: _Node, uri: str | None) -> None:
     if root.name == "rss" and uri:
         raise FeedError(
             f"<rss> is in the namespace {uri!r}, which no RSS version uses; RSS 2.0 "
-            "elements have no namespace (the feed's host should drop xmlns=\"...\")",
+            'elements have no namespace (the feed\'s host should drop xmlns="...")',
             root.line,
         )
     kind = {"feed": " (Atom)", "RDF": " (RSS 1.0)"}.get(root.name, "")

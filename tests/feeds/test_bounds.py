@@ -5,7 +5,9 @@ elements took 1.3 GB."""
 
 from __future__ import annotations
 
+import io
 import tracemalloc
+import xml.sax.handler
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +67,9 @@ def test_elements_nested_past_the_depth_cap_are_refused_at_once():
 
 def test_a_16_mib_title_is_refused_before_it_is_held():
     data = full_size(
-        lambda room: b"<item><guid>g</guid><title>" + b"a " * ((room - 50) // 2) + b"</title></item>",
+        lambda room: (
+            b"<item><guid>g</guid><title>" + b"a " * ((room - 50) // 2) + b"</title></item>"
+        ),
         64,
     )
     outcome, used = peak(data)
@@ -122,9 +126,9 @@ def test_only_what_is_read_is_kept():
     data = HEAD + b"<item><title>t</title><guid>g</guid>" + notes + b"</item>" + TAIL
     reader = feed_module._Reader()
     parser = feed_module._Parser()
-    parser.setFeature(feed_module.xml.sax.handler.feature_namespaces, True)
+    parser.setFeature(xml.sax.handler.feature_namespaces, True)
     parser.setContentHandler(reader)
-    parser.parse(feed_module.io.BytesIO(data))
+    parser.parse(io.BytesIO(data))
     assert reader.elements == 1007  # rss, channel, two titles, item, guid, notes, 1,000 <p>
     assert reader.channel is not None and reader.channel.children_ == [
         child for child in reader.channel.children_ if child.key == ("", "title")

@@ -117,8 +117,10 @@ def test_inline_podlove_chapters_become_the_episodes_chapters(show):
 
 
 def test_a_chapter_link_that_is_not_a_web_address_is_dropped_with_a_warning(show, tmp_path):
-    data = (CORPUS / "transistor.xml").read_bytes().replace(
-        b'href="https://www.gnu.example/make"', b'href="javascript:alert(1)"'
+    data = (
+        (CORPUS / "transistor.xml")
+        .read_bytes()
+        .replace(b'href="https://www.gnu.example/make"', b'href="javascript:alert(1)"')
     )
     path = tmp_path / "feed.xml"
     path.write_bytes(data)
@@ -134,7 +136,9 @@ def test_a_chapter_link_that_is_not_a_web_address_is_dropped_with_a_warning(show
 
 
 def test_media_content_is_the_audio_when_there_is_no_enclosure(show):
-    items = {item.guid[-3:]: item for item in parse_feed((CORPUS / "megaphone.xml").read_bytes()).items}
+    items = {
+        item.guid[-3:]: item for item in parse_feed((CORPUS / "megaphone.xml").read_bytes()).items
+    }
     assert items["203"].enclosure is not None
     assert items["203"].enclosure.url.startswith("https://www.podtrac.example/")
     assert items["202"].enclosure is not None
@@ -178,10 +182,15 @@ def test_bad_numbers_and_durations_are_warnings_naming_the_item_and_line_never_a
 
 def test_a_bad_value_later_leaves_the_episodes_value_as_it_was(show, tmp_path):
     run("libsyn.xml")
-    data = (CORPUS / "libsyn.xml").read_bytes().replace(
-        b"<itunes:duration>01:03:27</itunes:duration>",
-        b"<itunes:duration>-" + b"9" * 400 + b"</itunes:duration>",
-    ).replace(b"<itunes:episode>11</itunes:episode>", b"<itunes:episode>-11</itunes:episode>")
+    data = (
+        (CORPUS / "libsyn.xml")
+        .read_bytes()
+        .replace(
+            b"<itunes:duration>01:03:27</itunes:duration>",
+            b"<itunes:duration>-" + b"9" * 400 + b"</itunes:duration>",
+        )
+        .replace(b"<itunes:episode>11</itunes:episode>", b"<itunes:episode>-11</itunes:episode>")
+    )
     path = tmp_path / "feed.xml"
     path.write_bytes(data)
     out = StringIO()
@@ -207,9 +216,13 @@ def test_the_rss_091_doctype_is_never_fetched_even_from_a_server_that_answers(
     show, feed_server, allow_loopback
 ):
     feed_server.pages["/rss-0.91.dtd"] = (200, "application/xml-dtd", b'<!ENTITY eacute "X">')
-    data = (CORPUS / "rss091.xml").read_bytes().replace(
-        b"http://my.netscape.com/publish/formats/rss-0.91.dtd",
-        feed_server.url("/rss-0.91.dtd").encode(),
+    data = (
+        (CORPUS / "rss091.xml")
+        .read_bytes()
+        .replace(
+            b"http://my.netscape.com/publish/formats/rss-0.91.dtd",
+            feed_server.url("/rss-0.91.dtd").encode(),
+        )
     )
     assert parse_feed(data).title == "Café Radio"
     assert feed_server.requests == []

@@ -1,6 +1,6 @@
 import datetime
-import re
 import http.server
+import re
 import threading
 from pathlib import Path
 
