@@ -116,6 +116,19 @@ def test_inline_podlove_chapters_become_the_episodes_chapters(show):
     ) in out
 
 
+def test_the_episode_admin_shows_the_chapters_from_the_feed(show, editor):
+    run("transistor.xml")
+    episode = Episode.objects.get(number=9)
+    page = (
+        client_for(editor)
+        .get(reverse("admin:glossary_episode_change", args=[episode.pk]))
+        .content.decode()
+    )
+    assert "Chapters from the feed" in page
+    assert "<tr><td>1:45</td><td>What make remembers</td></tr>" in page
+    assert "<tr><td>1:02:03</td><td>After the credits</td></tr>" in page
+
+
 def test_a_chapter_link_that_is_not_a_web_address_is_dropped_with_a_warning(show, tmp_path):
     data = (
         (CORPUS / "transistor.xml")

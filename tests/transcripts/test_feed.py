@@ -190,6 +190,25 @@ GOOD = "<title>A</title><guid>a</guid>"
         ),
         (rss(item(GOOD, '<podcast:person role="guest"/>')), "line 7: <podcast:person> has no name"),
         (
+            b'<rss version="2.0" xmlns="http://example.org/my-rss"><channel/></rss>',
+            "line 1: <rss> is in the namespace 'http://example.org/my-rss', which no RSS "
+            "version uses",
+        ),
+        (
+            b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>',
+            "line 1: the document is <RDF> \\(RSS 1.0\\), not an RSS 2.0 <rss> feed",
+        ),
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS '
+            b'0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">\n'
+            b"<rss><channel><title>&trade;</title></channel></rss>",
+            "line 3: &trade; is not one of the entities the RSS 0.91 DTD defines",
+        ),
+        (
+            b"<rss><channel><title>&eacute;</title></channel></rss>",
+            "line 1: not well-formed XML: undefined entity",
+        ),
+        (
             rss(item(GOOD) + "\n" + item(GOOD)),
             "line 8: <guid> 'a' repeats the guid of the item at line 5",
         ),
