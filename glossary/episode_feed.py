@@ -370,13 +370,14 @@ def apply_feed(
                 )
         if episode is None:
             if number is None:
+                unusable = "episode" in item.unreadable or item.episode is not None
                 result.skipped.append(
                     f"line {item.line}: “{item.title}” has no "
-                    + ("usable " if found_wrong else "")
+                    + ("usable " if unusable else "")
                     + "episode number (<itunes:episode> or <podcast:episode>)"
                 )
                 continue
-            if season is None and _said_wrong(found_wrong, "season"):
+            if season is None and ("season" in item.unreadable or item.season is not None):
                 # Season 1 would be a guess: a new episode waits for a season to be read.
                 result.skipped.append(
                     f"line {item.line}: “{item.title}” has no usable season number "
@@ -454,10 +455,6 @@ def apply_feed(
 
 def _int_or_none(value: Value) -> int | None:
     return value if isinstance(value, int) else None
-
-
-def _said_wrong(warnings: list[str], name: str) -> bool:
-    return any(f":{name}>" in warning for warning in warnings)
 
 
 def _chapters(item: FeedItem, warnings: list[str]) -> list[dict[str, Any]]:

@@ -174,7 +174,8 @@ class FeedItem:
     """One episode. `duration` is whole seconds; `published` is timezone-aware (UTC when the
     feed gives no zone); season and episode come from `itunes:` or `podcast:` elements.
     `inline_chapters` are the item's Podlove Simple Chapters; `warnings` what was left
-    out of it, each naming its line."""
+    out of it, each naming its line, and `unreadable` which of "season", "episode" and
+    "duration" the item gave but could not be read."""
 
     title: str
     guid: str
@@ -190,6 +191,7 @@ class FeedItem:
     persons: tuple[Person, ...] = ()
     inline_chapters: tuple[Chapter, ...] = ()
     warnings: tuple[str, ...] = ()
+    unreadable: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,6 +461,7 @@ def _item(node: _Node) -> FeedItem:
     if not guid:
         raise FeedError(f"<item> {title!r} has no <guid> (nor a <link> to stand for it)", node.line)
     warnings: list[str] = []
+    unreadable: set[str] = set()
     published = node.child("", "pubDate")
     duration = node.child(ITUNES, "duration")
     return FeedItem(
@@ -466,9 +469,13 @@ def _item(node: _Node) -> FeedItem:
         guid=guid,
         line=node.line,
         published=_date(published) if published is not None and published.text else None,
-        duration=_duration(duration, warnings) if duration is not None and duration.text else None,
-        season=_number(node, "season", warnings),
-        episode=_number(node, "episode", warnings),
+        duration=(
+            _duration(duration, warnings, unreadable)
+            if duration is not None and duration.text
+            else None
+        ),
+        season=_number(node, "season", warnings, unreadable),
+        episode=_number(node, "episode", warnings, unreadable),
         link=_text(node, "", "link") or None,
         enclosure=_enclosure(node) or _media_content(node),
         transcripts=tuple(
@@ -484,6 +491,7 @@ def _item(node: _Node) -> FeedItem:
         persons=_persons(node),
         inline_chapters=_inline_chapters(node, warnings),
         warnings=tuple(sorted(warnings, key=_line_of)),
+        unreadable=frozenset(unreadable),
     )
 
 
@@ -526,7 +534,7 @@ def _shown(text: str, most: int = 40) -> str:
 _SECONDS = re.compile(r"^(\d{1,12})(?:\.\d*)?$")
 
 
-def _duration(node: _Node, warnings: list[str]) -> int | None:
+def _duration(node: _Node, warnings: list[str], unreadable: set[str]) -> int | None:
     text = node.text
     found = _SECONDS.match(text)
     if found:
@@ -534,6 +542,7 @@ def _duration(node: _Node, warnings: list[str]) -> int | None:
     try:
         return parse_timestamp(text)
     except (TimestampError, ValueError):
+        unreadable.add("duration")
         warnings.append(
             f"line {node.line}: <{node.name}> {_shown(text)} is not a duration (write seconds, "
             "MM:SS or HH:MM:SS); the episode's duration is left as it was"
@@ -544,7 +553,7 @@ def _duration(node: _Node, warnings: list[str]) -> int | None:
 _WHOLE = re.compile(r"^(\d{1,12})(?:\.0*)?$")
 
 
-def _number(item: _Node, name: str, warnings: list[str]) -> int | None:
+def _number(item: _Node, name: str, warnings: list[str], unreadable: set[str]) -> int | None:
     """The season or episode number from `itunes:` or `podcast:`, which must agree; a bad
     or disagreeing one is left out with a warning."""
     found: list[tuple[int, _Node]] = []
@@ -554,6 +563,7 @@ def _number(item: _Node, name: str, warnings: list[str]) -> int | None:
             continue
         whole = _WHOLE.match(node.text)
         if not whole:
+            unreadable.add(name)
             warnings.append(
                 f"line {node.line}: <{node.name}> {_shown(node.text)} is not a whole {name} "
                 "number; ignored"
@@ -562,6 +572,7 @@ def _number(item: _Node, name: str, warnings: list[str]) -> int | None:
         found.append((int(whole[1]), node))
     if len(found) == 2 and found[0][0] != found[1][0]:
         (first, a), (second, b) = found
+        unreadable.add(name)
         warnings.append(
             f"line {b.line}: <{b.name}> {second} disagrees with <{a.name}> {first} at line "
             f"{a.line}; both ignored"
