@@ -80,7 +80,11 @@ def import_feed(show: Show, url_or_file: str, *, user: Actor) -> FeedImport:
     feed = parse_feed(data)
     with transaction.atomic():
         result = apply_feed(show, feed, user=user, source=where)
-        Show.objects.filter(pk=show.pk).update(feed_refreshed_at=timezone.now(), feed_error="")
+        Show.objects.filter(pk=show.pk).update(
+            feed_refreshed_at=timezone.now(),
+            feed_error="",
+            feed_warnings="\n".join(result.warnings),
+        )
     return result
 
 

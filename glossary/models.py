@@ -120,6 +120,13 @@ class Show(models.Model):
         editable=False,
         help_text="Why the last feed refresh failed; empty if it worked.",
     )
+    feed_warnings = models.TextField(
+        blank=True,
+        editable=False,
+        help_text="What the last import of the feed left out (a bad season, episode number, "
+        "duration or chapter), one line each, naming the item and its line in the feed; "
+        "empty when it left out nothing.",
+    )
 
     class Meta:
         ordering = ["name"]

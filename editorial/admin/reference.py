@@ -140,6 +140,7 @@ class ShowAdmin(ReferenceAdmin):
             "feed_url_set_by",
             "feed_refreshed_at",
             "feed_error",
+            "feed_warnings",
         ]
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:

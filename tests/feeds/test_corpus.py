@@ -275,6 +275,10 @@ def test_the_admin_action_shows_each_warning_and_a_bad_feed_is_never_a_500(
     assert len(shown) == 5
     show.refresh_from_db()
     assert show.feed_error == "" and show.feed_refreshed_at is not None
+    # Kept on the show, for the scheduled refresh's warnings too, and shown on its page.
+    assert show.feed_warnings.splitlines() == [w.removeprefix("Corpus Show: ") for w in shown[1:]]
+    page = client_for(editor).get(reverse("admin:glossary_show_change", args=[show.pk]))
+    assert "is not a whole episode number; ignored" in page.content.decode()
 
 
 def test_any_failure_of_an_import_is_kept_on_the_show_by_the_admin_and_the_beat(
@@ -293,8 +297,10 @@ def test_any_failure_of_an_import_is_kept_on_the_show_by_the_admin_and_the_beat(
         raise OverflowError("int too large to convert to float")
 
     monkeypatch.setattr(feeds, "apply_feed", fault)
+    Show.objects.filter(pk=show.pk).update(feed_warnings="kept from the last import")
     message = tasks.refresh_feed.delay(show.pk).get()
     show.refresh_from_db()
+    assert show.feed_warnings == "kept from the last import"  # nothing else was saved
     expected = (
         "the import stopped on an unexpected error (OverflowError: int too large to convert "
         "to float); the server's log has the details"
