@@ -358,6 +358,7 @@ def apply_feed(
         chapters = _chapters(item, found_wrong)
         result.warnings.extend(f"“{item.title}”, {warning}" for warning in found_wrong)
         season, number = _int_or_none(values["season"]), _int_or_none(values["number"])
+        unusable = _unusable(item, values)
         episode = by_guid.get(item.guid)
         if episode is None and number is not None:
             episode = by_number.get((season or 1, number))
@@ -370,14 +371,13 @@ def apply_feed(
                 )
         if episode is None:
             if number is None:
-                unusable = "episode" in item.unreadable or item.episode is not None
                 result.skipped.append(
                     f"line {item.line}: “{item.title}” has no "
-                    + ("usable " if unusable else "")
+                    + ("usable " if "number" in unusable else "")
                     + "episode number (<itunes:episode> or <podcast:episode>)"
                 )
                 continue
-            if season is None and ("season" in item.unreadable or item.season is not None):
+            if "season" in unusable:
                 # Season 1 would be a guess: a new episode waits for a season to be read.
                 result.skipped.append(
                     f"line {item.line}: “{item.title}” has no usable season number "
@@ -402,6 +402,10 @@ def apply_feed(
 
         old_key = (episode.season, episode.number)
         old_values, old_guid = episode.feed_values, episode.guid
+        for name in unusable & old_values.keys():
+            # A value the feed gave but that could not be read is not the feed's new word:
+            # its last one stands, so a later good value is still told from a correction.
+            values[name] = old_values[name]
         changed_fields = _refresh(episode, values, prefer_feed=prefer_feed)
         episode.guid = item.guid
         _claim(claimed, episode, item)
@@ -455,6 +459,20 @@ def apply_feed(
 
 def _int_or_none(value: Value) -> int | None:
     return value if isinstance(value, int) else None
+
+
+def _unusable(item: FeedItem, values: dict[str, Value]) -> set[str]:
+    """The fields the item gave a value for that was left out: unreadable in the feed, or
+    too big for the column (item_values)."""
+    found = set()
+    for name, element, given in (
+        ("season", "season", item.season),
+        ("number", "episode", item.episode),
+        ("duration", "duration", item.duration),
+    ):
+        if element in item.unreadable or (given is not None and values[name] is None):
+            found.add(name)
+    return found
 
 
 def _chapters(item: FeedItem, warnings: list[str]) -> list[dict[str, Any]]:

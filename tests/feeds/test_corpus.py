@@ -214,6 +214,20 @@ def test_a_bad_value_later_leaves_the_episodes_value_as_it_was(show, tmp_path):
     assert Episode.objects.filter(number=11).exists()
 
 
+def test_after_a_bad_value_the_feeds_next_good_one_still_updates_the_episode(show, tmp_path):
+    """The bad value left the feed's last word standing, so the next change is the feed's
+    own, not taken for an editor's correction."""
+    run("libsyn.xml")
+    original = (CORPUS / "libsyn.xml").read_bytes()
+    for number, duration in ((1, b"-1"), (2, b"01:04:00")):
+        path = tmp_path / f"{number}.xml"
+        path.write_bytes(original.replace(b"01:03:27", duration))
+        call_command("import_feed", "corpus", str(path), stdout=StringIO())
+    episode = Episode.objects.get(number=12)
+    assert episode.duration == 3840
+    assert episode.feed_values["duration"] == 3840
+
+
 def test_an_rss_091_feed_with_netscapes_doctype_is_read_without_fetching_anything(show):
     feed = parse_feed((CORPUS / "rss091.xml").read_bytes())
     assert feed.title == "Café Radio"
