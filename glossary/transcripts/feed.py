@@ -84,7 +84,12 @@ MAX_TEXT = 100_000
 # here runs: 16 MiB of `a1='' a2='' ...` in one tag is 2.8 million of them and half a
 # gigabyte. No element of a feed carries more than a dozen.
 MAX_ATTRIBUTES = 10_000
-_LONG_TAG = re.compile(rb"<[^<>]{65536,}")
+# A start tag holds no "<"; one with MAX_ATTRIBUTES attributes (`a=''` and a space, at
+# the least) is a stretch of 50,000 bytes without one, after a "<".
+_LONG_STRETCH = re.compile(rb"<[^<]{50000,}")
+_CROWDED_TAG = re.compile(
+    rb"<[^\s<>/!?]+(?:\s+[^\s=<>/]+\s*=\s*(?:\"[^\"<]*\"|'[^'<]*')){%d}" % (MAX_ATTRIBUTES + 1)
+)
 
 # The elements read, by where they stand: anything else is counted and passed over.
 _CHANNEL = {("", "title"), ("", "link"), (PODCAST, "person"), ("", "item")}
@@ -226,11 +231,11 @@ def parse_feed(data: bytes) -> Feed:
 
 def _check_attributes(data: bytes) -> None:
     """Refuse a start tag with more than `MAX_ATTRIBUTES` attributes before expat reads it.
-    Only stretches of 64 KiB without `<` or `>` after a `<` are looked at (a long data: URL
-    has no `=` in it but its padding), so a feed is scanned once, in C."""
-    for tag in _LONG_TAG.finditer(data):
-        if data.count(b"=", tag.start(), tag.end()) > MAX_ATTRIBUTES:
-            line = data.count(b"\n", 0, tag.start()) + 1
+    Only long stretches without `<` are looked at, and each once, in C: a feed of ordinary
+    tags and long text costs one scan."""
+    for stretch in _LONG_STRETCH.finditer(data):
+        if _CROWDED_TAG.match(data, stretch.start()):
+            line = data.count(b"\n", 0, stretch.start()) + 1
             raise FeedError(
                 f"an element has more than {MAX_ATTRIBUTES:,} attributes; no podcast feed "
                 "needs that many, so it is not read",

@@ -77,10 +77,12 @@ def test_a_16_mib_title_is_refused_before_it_is_held():
     assert used < BUDGET / 10
 
 
-def test_a_start_tag_with_millions_of_attributes_is_refused_before_expat_reads_it():
+@pytest.mark.parametrize("first", [b"", b"z='>' "])
+def test_a_start_tag_with_millions_of_attributes_is_refused_before_expat_reads_it(first):
     def tag(room: int) -> bytes:
-        count = (room - 40) // 12
-        return b"<item><x " + b" ".join(b"a%07d=''" % n for n in range(count)) + b"/></item>"
+        count = (room - 60) // 12
+        attributes = b" ".join(b"a%07d=''" % n for n in range(count))
+        return b"<item><x " + first + attributes + b"/></item>"
 
     data = full_size(tag, 64)
     outcome, used = peak(data)
@@ -118,6 +120,12 @@ def test_the_items_a_feed_can_hold_under_the_caps_fit_the_budget(item):
     elements_per_item = item.count(b"<") - item.count(b"</")
     most_items = MAX_ELEMENTS // elements_per_item
     assert used / count * most_items < BUDGET
+
+
+def test_long_text_full_of_equals_signs_is_no_crowded_tag():
+    notes = b"<description>" + b"a=b " * 30000 + b"</description>"
+    data = HEAD + b"<item><title>t</title><guid>g</guid>" + notes + b"</item>" + TAIL
+    assert parse_feed(data).items[0].guid == "g"
 
 
 def test_only_what_is_read_is_kept():
