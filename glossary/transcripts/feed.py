@@ -40,7 +40,6 @@ import xml.sax
 import xml.sax.handler
 import xml.sax.xmlreader
 from dataclasses import dataclass
-from pyexpat import ExpatError
 from typing import Any, cast
 from xml.parsers import expat
 
@@ -224,7 +223,7 @@ def parse_feed(data: bytes) -> Feed:
         ) from None
     except defusedxml.DefusedXmlException as exc:
         raise FeedError(f"the feed uses an XML feature that is refused: {exc}") from None
-    except ExpatError as exc:  # raised by expat itself past the SAX layer (rare)
+    except expat.ExpatError as exc:  # raised by expat itself past the SAX layer (rare)
         raise FeedError(f"not well-formed XML: {exc}", getattr(exc, "lineno", None)) from None
     return reader.feed(parser.doctype)
 
