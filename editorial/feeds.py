@@ -80,7 +80,11 @@ def import_feed(show: Show, url_or_file: str, *, user: Actor) -> FeedImport:
     feed = parse_feed(data)
     with transaction.atomic():
         result = apply_feed(show, feed, user=user, source=where)
-        Show.objects.filter(pk=show.pk).update(feed_refreshed_at=timezone.now(), feed_error="")
+        Show.objects.filter(pk=show.pk).update(
+            feed_refreshed_at=timezone.now(),
+            feed_error="",
+            feed_warnings="\n".join(result.warnings),
+        )
     return result
 
 
@@ -110,19 +114,43 @@ def refresh_user(show: Show) -> Actor:
     return credited_for(show, None) or system_user()
 
 
+def failure_message(exc: Exception) -> str:
+    """What a failed import says: the reason, for a feed that is bad or cannot be read;
+    for anything else (a fault of ours, logged with its traceback) its kind, plainly."""
+    if isinstance(exc, FeedImportError | FeedError):
+        return str(exc)
+    return (
+        f"the import stopped on an unexpected error ({type(exc).__name__}: {exc}); the "
+        "server's log has the details"
+    )
+
+
+def record_failure(show: Show, exc: Exception) -> str:
+    """Keep why `show`'s import failed on the show (`feed_error`, shown on its page) and in
+    the log; return the message. Nothing else was saved: the import is one transaction."""
+    message = failure_message(exc)
+    Show.objects.filter(pk=show.pk).update(feed_error=message[:2000])
+    if isinstance(exc, FeedImportError | FeedError):
+        logger.warning("feed import of %s failed: %s", show.slug, exc)
+    else:
+        logger.error("feed import of %s failed", show.slug, exc_info=exc)
+    return message
+
+
 def refresh_show(show_id: int) -> str:
-    """Import one show's feed from its `feed_url`, credited to `refresh_user`; never raises
-    for a bad or unreachable feed: the reason is kept on the show (`feed_error`) and logged."""
+    """Import one show's feed from its `feed_url`, credited to `refresh_user`. Never raises
+    for the feed's sake: whatever stops the import, a bad or unreachable feed or a fault of
+    ours, is kept on the show (`feed_error`) and logged, since nobody watches this run."""
     show = Show.objects.select_related("feed_url_set_by").get(pk=show_id)
     if not show.feed_url:
         return f"{show.name}: no feed URL; not refreshed."
     try:
         result = import_feed(show, show.feed_url, user=refresh_user(show))
-    except (FeedImportError, FeedError) as exc:
-        Show.objects.filter(pk=show.pk).update(feed_error=str(exc)[:2000])
-        logger.warning("feed refresh of %s failed: %s", show.slug, exc)
-        return f"{show.name}: {exc}"
+    except Exception as exc:  # noqa: BLE001  (every failure lands in feed_error)
+        return f"{show.name}: {record_failure(show, exc)}"
     logger.info("feed refresh: %s", result.summary())
+    for warning in result.warnings:
+        logger.warning("feed refresh of %s: %s", show.slug, warning)
     return result.summary()
 
 

@@ -14,7 +14,15 @@ brings the show's episodes in line with it, in one transaction:
   (`take`) or keeps theirs (`keep`, remembered in `Episode.feed_kept` until the feed
   changes again). An empty field is filled; a value the feed stops giving is left.
 - `podcast:person` elements become people (found by name, created if new) and
-  appearances (host or guest); existing appearances and people's details are kept.
+  appearances (host or guest); existing appearances and people's details are kept. A
+  person the channel names (the show's host, named once for the whole feed) appears on
+  every episode that names nobody of that role itself.
+- Inline Podlove Simple Chapters become the episode's `chapters` (JSON Chapters'
+  shape); the feed owns them, so each import replaces them, and a feed that stops
+  giving them leaves them.
+- A value the episode can do without (a bad or out-of-range season, number or
+  duration; a chapter without a start) is left out with a warning naming the item and
+  its line (`FeedImport.warnings`); it never refuses the feed.
 
 Readers never see the tables: a change the feed makes to an episode or person that
 entries show goes through `publishing.record_reference_change`, exactly as an editor's
@@ -39,6 +47,7 @@ from django.utils.text import slugify
 from glossary import publishing
 from glossary.document import Actor
 from glossary.fields import WebURLValidator
+from glossary.inbound import strip_invisible
 from glossary.models import Appearance, Episode, Person, PublicRecord, Show
 from glossary.timestamps import format_timestamp
 from glossary.transcripts.feed import Feed, FeedError, FeedItem
@@ -113,6 +122,7 @@ class FeedImport:
     differences: dict[int, list[Difference]] = field(default_factory=dict)
     people_created: list[Person] = field(default_factory=list)
     entries_versioned: int = 0
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def differences_waiting(self) -> int:
@@ -142,6 +152,11 @@ class FeedImport:
             )
         if self.skipped:
             text += " Skipped: " + "; ".join(self.skipped) + "."
+        if self.warnings:
+            text += (
+                f" {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}: "
+                "values left out of the feed's items."
+            )
         return text
 
 
@@ -193,15 +208,18 @@ def differences(episode: Episode) -> list[Difference]:
     return found
 
 
-def item_values(item: FeedItem, line: int | None = None) -> dict[str, Value]:
-    """What the feed says for each field of an item's episode; raises FeedError naming it."""
+def item_values(
+    item: FeedItem, line: int | None = None, warnings: list[str] | None = None
+) -> dict[str, Value]:
+    """What the feed says for each field of an item's episode; raises FeedError naming it.
+    A number too big for its column is left out (None) and said in `warnings`."""
     line = line or item.line
     transcript = next(
         (t for kind in TRANSCRIPT_PREFERENCE for t in item.transcripts if t.type == kind),
         item.transcripts[0] if item.transcripts else None,
     )
     values: dict[str, Value] = {
-        "title": " ".join(item.title.split()),
+        "title": " ".join(strip_invisible(item.title).split()),
         "season": item.season,
         "number": item.episode,
         "air_date": item.published.date().isoformat() if item.published else None,
@@ -229,9 +247,13 @@ def item_values(item: FeedItem, line: int | None = None) -> dict[str, Value]:
     ):
         value = values[name]
         if isinstance(value, int) and value > most:
-            raise FeedError(
-                f"{element} of item {item.guid!r} is {value}; at most {most} is stored", line
-            )
+            shown = str(value) if len(str(value)) <= 20 else f"a number of {len(str(value))} digits"
+            if warnings is not None:
+                warnings.append(
+                    f"line {line}: {element} of item {item.guid!r} is {shown}; at most {most} "
+                    "is stored, so it is ignored"
+                )
+            values[name] = None
     if len(str(values["transcript_type"])) > 100:
         raise FeedError(f"<podcast:transcript> type of item {item.guid!r} is too long", line)
     elements = {
@@ -331,10 +353,15 @@ def apply_feed(
     claimed: dict[tuple[int, int], int] = {}  # (season, number) -> the item line that took it
 
     for item in feed.items:
-        values = item_values(item)
+        found_wrong: list[str] = list(item.warnings)
+        values = item_values(item, warnings=found_wrong)
+        chapters = _chapters(item, found_wrong)
+        result.warnings.extend(f"“{item.title}”, {warning}" for warning in found_wrong)
+        season, number = _int_or_none(values["season"]), _int_or_none(values["number"])
+        unusable = _unusable(item, values)
         episode = by_guid.get(item.guid)
-        if episode is None and item.episode is not None:
-            episode = by_number.get((item.season or 1, item.episode))
+        if episode is None and number is not None:
+            episode = by_number.get((season or 1, number))
             if episode is not None and episode.guid:
                 raise FeedError(
                     f"<guid> {item.guid!r}: season {episode.season} episode {episode.number} "
@@ -343,19 +370,29 @@ def apply_feed(
                     item.line,
                 )
         if episode is None:
-            if item.episode is None:
+            if number is None:
                 result.skipped.append(
-                    f"line {item.line}: “{item.title}” has no episode number "
-                    "(<itunes:episode> or <podcast:episode>)"
+                    f"line {item.line}: “{item.title}” has no "
+                    + ("usable " if "number" in unusable else "")
+                    + "episode number (<itunes:episode> or <podcast:episode>)"
                 )
                 continue
-            episode = Episode(show=show, guid=item.guid, season=item.season or 1)
+            if "season" in unusable:
+                # Season 1 would be a guess: a new episode waits for a season to be read.
+                result.skipped.append(
+                    f"line {item.line}: “{item.title}” has no usable season number "
+                    "(<itunes:season> or <podcast:season>)"
+                )
+                continue
+            episode = Episode(show=show, guid=item.guid, season=season or 1)
             for name in FIELDS:
                 if not _empty(values[name]):
                     _set(episode, name, values[name])
             _claim(claimed, episode, item)
             _check_free(episode, by_number, item)
             episode.feed_values = values
+            if chapters:
+                episode.chapters = chapters
             episode.save()
             by_guid[item.guid] = episode
             by_number[(episode.season, episode.number)] = episode
@@ -365,6 +402,10 @@ def apply_feed(
 
         old_key = (episode.season, episode.number)
         old_values, old_guid = episode.feed_values, episode.guid
+        for name in unusable & old_values.keys():
+            # A value the feed gave but that could not be read is not the feed's new word:
+            # its last one stands, so a later good value is still told from a correction.
+            values[name] = old_values[name]
         changed_fields = _refresh(episode, values, prefer_feed=prefer_feed)
         episode.guid = item.guid
         _claim(claimed, episode, item)
@@ -373,7 +414,15 @@ def apply_feed(
             by_number.pop(old_key, None)
             by_number[(episode.season, episode.number)] = episode
         episode.feed_values = values
-        if changed_fields or old_values != values or old_guid != item.guid:
+        old_chapters = episode.chapters
+        if chapters:
+            episode.chapters = chapters
+        if (
+            changed_fields
+            or old_values != values
+            or old_guid != item.guid
+            or old_chapters != episode.chapters
+        ):
             episode.save()
         added = _appearances(episode, item, feed, people, appearing, changed_episodes)
         if changed_fields:
@@ -406,6 +455,48 @@ def apply_feed(
     )
     result.entries_versioned = len({v.entry_id for v in versions})
     return result
+
+
+def _int_or_none(value: Value) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _unusable(item: FeedItem, values: dict[str, Value]) -> set[str]:
+    """The fields the item gave a value for that was left out: unreadable in the feed, or
+    too big for the column (item_values)."""
+    found = set()
+    for name, element, given in (
+        ("season", "season", item.season),
+        ("number", "episode", item.episode),
+        ("duration", "duration", item.duration),
+    ):
+        if element in item.unreadable or (given is not None and values[name] is None):
+            found.add(name)
+    return found
+
+
+def _chapters(item: FeedItem, warnings: list[str]) -> list[dict[str, Any]]:
+    """The item's inline chapters in JSON Chapters' shape (`startTime` in seconds); a link
+    or image that is not a web address is left out of its chapter, with a warning."""
+    chapters = []
+    for chapter in item.inline_chapters:
+        found: dict[str, Any] = {"startTime": chapter.start_time}
+        if chapter.title:
+            found["title"] = chapter.title
+        for key, attribute, url in (("url", "href", chapter.url), ("img", "image", chapter.img)):
+            if not url:
+                continue
+            try:
+                _check_url(url, f"<psc:chapter> {attribute}", None)
+            except FeedError as exc:
+                warnings.append(
+                    f"line {item.line}: {exc}; the chapter at "
+                    f"{format_timestamp(int(chapter.start_time))} is kept without it"
+                )
+                continue
+            found[key] = url
+        chapters.append(found)
+    return chapters
 
 
 def _claim(claimed: dict[tuple[int, int], int], episode: Episode, item: FeedItem) -> None:
@@ -463,9 +554,12 @@ def _appearances(
     appearing: set[tuple[int, int]],
     changed_episodes: set[int],
 ) -> bool:
-    """Add the item's hosts and guests (the channel's when the item names none)."""
+    """Add the item's hosts and guests, and the channel's of each role the item names
+    nobody in (the show's host, named once for the whole feed)."""
     added = False
-    for feed_person in item.persons or feed.persons:
+    named = {_role(p) for p in item.persons}
+    channel = [p for p in feed.persons if _role(p) not in named]
+    for feed_person in (*item.persons, *channel):
         role = _role(feed_person)
         if role is None:
             continue

@@ -120,6 +120,13 @@ class Show(models.Model):
         editable=False,
         help_text="Why the last feed refresh failed; empty if it worked.",
     )
+    feed_warnings = models.TextField(
+        blank=True,
+        editable=False,
+        help_text="What the last import of the feed left out (a bad season, episode number, "
+        "duration or chapter), one line each, naming the item and its line in the feed; "
+        "empty when it left out nothing.",
+    )
 
     class Meta:
         ordering = ["name"]
@@ -200,6 +207,14 @@ class Episode(models.Model):
     )
     chapters_url = WebURLField(
         "chapters URL", blank=True, help_text="The feed's podcast:chapters for this episode."
+    )
+    chapters = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="The chapters the show's feed gives inside the episode (Podlove Simple "
+        "Chapters), as JSON Chapters: startTime in seconds, title, url, img. Each import "
+        "replaces them; a feed that stops giving them leaves them.",
     )
     feed_values = models.JSONField(
         default=dict,

@@ -43,10 +43,13 @@ from glossary.models import (
     Sponsorship,
     Transcript,
 )
+from glossary.timestamps import format_timestamp
 from glossary.topics import published_address_holder
 from glossary.transcript_imports import import_transcript
-from glossary.transcripts.feed import FeedError
 from glossary.transcripts.parse import TranscriptError, parse_transcript
+
+# The warnings an import from the show list shows one by one; the rest are counted.
+WARNINGS_SHOWN = 20
 
 
 def tell_what_was_recorded(
@@ -138,6 +141,7 @@ class ShowAdmin(ReferenceAdmin):
             "feed_url_set_by",
             "feed_refreshed_at",
             "feed_error",
+            "feed_warnings",
         ]
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
@@ -164,14 +168,27 @@ class ShowAdmin(ReferenceAdmin):
                 result = feeds.import_feed(
                     show, show.feed_url, user=feeds.credited_for(show, acting_user(request))
                 )
-            except (feeds.FeedImportError, FeedError) as exc:
-                Show.objects.filter(pk=show.pk).update(feed_error=str(exc)[:2000])
+            except Exception as exc:  # noqa: BLE001  (said and kept on the show, never a 500)
+                message = feeds.record_failure(show, exc)
                 self.message_user(
-                    request, f"{show.name}: {exc}. Nothing was saved.", messages.ERROR
+                    request, f"{show.name}: {message}. Nothing was saved.", messages.ERROR
                 )
                 continue
-            level = messages.WARNING if result.differences_waiting else messages.SUCCESS
+            level = (
+                messages.WARNING
+                if result.differences_waiting or result.warnings
+                else messages.SUCCESS
+            )
             self.message_user(request, result.summary(), level)
+            for warning in result.warnings[:WARNINGS_SHOWN]:
+                self.message_user(request, f"{show.name}: {warning}", messages.WARNING)
+            if len(result.warnings) > WARNINGS_SHOWN:
+                self.message_user(
+                    request,
+                    f"{show.name}: {len(result.warnings) - WARNINGS_SHOWN} more warnings; "
+                    f"`manage.py import_feed {show.slug} URL` lists them all.",
+                    messages.WARNING,
+                )
 
 
 class EpisodeForm(forms.ModelForm[Episode]):
@@ -283,10 +300,12 @@ class EpisodeAdmin(ReferenceAdmin):
         fieldsets = super().get_fieldsets(request, obj)
         transcript = ["transcript_file", "transcript_segments"]
         feed = ["feed_differences"]
-        fields = [f for f in fieldsets[0][1]["fields"] if f not in transcript + feed]
+        chapters = ["feed_chapters"]
+        fields = [f for f in fieldsets[0][1]["fields"] if f not in transcript + feed + chapters]
         return [
             (None, {"fields": fields}),
             ("What the show's feed says differently", {"fields": feed}),
+            ("Chapters from the feed", {"fields": chapters}),
             ("Transcript", {"fields": transcript}),
         ]
 
@@ -295,7 +314,27 @@ class EpisodeAdmin(ReferenceAdmin):
             *super().get_readonly_fields(request, obj),
             "transcript_segments",
             "feed_differences",
+            "feed_chapters",
         ]
+
+    @admin.display(description="chapters")
+    def feed_chapters(self, obj: Episode | None) -> SafeString | str:
+        if obj is None or not obj.chapters:
+            return "None: the feed gives no chapters inside this episode."
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td></tr>",
+            (
+                (format_timestamp(int(c.get("startTime", 0))), c.get("title", ""))
+                for c in obj.chapters
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th scope='col'>starts</th><th scope='col'>title</th></tr>"
+            "</thead><tbody>{}</tbody></table><p class='help'>Read from the feed's "
+            "Podlove Simple Chapters; every import replaces them.</p>",
+            rows,
+        )
 
     @admin.display(description="transcript")
     def transcript_segments(self, obj: Episode | None) -> SafeString | str:

@@ -1,5 +1,6 @@
 import datetime
 import http.server
+import re
 import threading
 from pathlib import Path
 
@@ -174,36 +175,6 @@ GOOD = "<title>A</title><guid>a</guid>"
             rss(item("<title>Pilot</title>", "<guid>  </guid>")),
             "line 5: <item> 'Pilot' has no <guid>",
         ),
-        (
-            rss(item(GOOD, "<itunes:duration>abc</itunes:duration>")),
-            "line 7: <itunes:duration> 'abc' is not a duration; write seconds",
-        ),
-        (
-            rss(item(GOOD, "<itunes:duration>58:61</itunes:duration>")),
-            "line 7: <itunes:duration> '58:61'",
-        ),
-        (
-            rss(item(GOOD, "<pubDate>last Tuesday</pubDate>")),
-            "line 7: <pubDate> 'last Tuesday' is not a date",
-        ),
-        (
-            rss(item(GOOD, "<itunes:season>two</itunes:season>")),
-            "line 7: <itunes:season> 'two' is not a whole season number",
-        ),
-        (
-            rss(item(GOOD, "<podcast:episode>44.5</podcast:episode>")),
-            "line 7: <podcast:episode> '44.5' is not a whole episode number",
-        ),
-        (
-            rss(
-                item(
-                    GOOD,
-                    "<itunes:episode>44</itunes:episode>",
-                    "<podcast:episode>45</podcast:episode>",
-                )
-            ),
-            "line 8: <podcast:episode> 45 disagrees with <itunes:episode> 44 at line 7",
-        ),
         (rss(item(GOOD, '<enclosure type="audio/mpeg"/>')), 'line 7: <enclosure> has no url="..."'),
         (
             rss(item(GOOD, '<enclosure url="u" length="big"/>')),
@@ -219,6 +190,25 @@ GOOD = "<title>A</title><guid>a</guid>"
         ),
         (rss(item(GOOD, '<podcast:person role="guest"/>')), "line 7: <podcast:person> has no name"),
         (
+            b'<rss version="2.0" xmlns="http://example.org/my-rss"><channel/></rss>',
+            "line 1: <rss> is in the namespace 'http://example.org/my-rss', which no RSS "
+            "version uses",
+        ),
+        (
+            b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>',
+            "line 1: the document is <RDF> \\(RSS 1.0\\), not an RSS 2.0 <rss> feed",
+        ),
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS '
+            b'0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">\n'
+            b"<rss><channel><title>&trade;</title></channel></rss>",
+            "line 3: &trade; is not one of the entities the RSS 0.91 DTD defines",
+        ),
+        (
+            b"<rss><channel><title>&eacute;</title></channel></rss>",
+            "line 1: not well-formed XML: undefined entity",
+        ),
+        (
             rss(item(GOOD) + "\n" + item(GOOD)),
             "line 8: <guid> 'a' repeats the guid of the item at line 5",
         ),
@@ -229,9 +219,56 @@ def test_it_names_the_element_and_line_of_a_bad_feed(content, problem):
         parse_feed(content)
 
 
+@pytest.mark.parametrize(
+    ("written", "warning"),
+    [
+        (
+            "<itunes:duration>abc</itunes:duration>",
+            r"line 7: <itunes:duration> 'abc' is not a duration \(write seconds",
+        ),
+        ("<itunes:duration>58:61</itunes:duration>", "line 7: <itunes:duration> '58:61'"),
+        ("<itunes:duration>-5</itunes:duration>", "line 7: <itunes:duration> '-5'"),
+        (
+            f"<itunes:duration>{'9' * 400}</itunes:duration>",
+            "line 7: <itunes:duration> '9999999999999999999999999999999999999999'… "
+            r"\(400 characters\) is not a duration",
+        ),
+        (
+            "<itunes:season>two</itunes:season>",
+            "line 7: <itunes:season> 'two' is not a whole season number; ignored",
+        ),
+        ("<itunes:season>-1</itunes:season>", "line 7: <itunes:season> '-1' is not a whole"),
+        (
+            f"<itunes:episode>{'1' * 400}</itunes:episode>",
+            r"line 7: <itunes:episode> '1111111111111111111111111111111111111111'… \(400",
+        ),
+        (
+            f"<itunes:episode>{'1' * 5000}</itunes:episode>",
+            r"line 7: <itunes:episode> '1111111111111111111111111111111111111111'… \(5000",
+        ),
+        (
+            "<podcast:episode>44.5</podcast:episode>",
+            "line 7: <podcast:episode> '44.5' is not a whole episode number",
+        ),
+        (
+            "<itunes:episode>44</itunes:episode>\n<podcast:episode>45</podcast:episode>",
+            "line 8: <podcast:episode> 45 disagrees with <itunes:episode> 44 at line 7; both",
+        ),
+    ],
+)
+def test_a_bad_number_or_duration_is_a_warning_on_its_item_and_left_out(written, warning):
+    feed = parse_feed(rss(item(GOOD, written) + "\n" + item("<title>B</title><guid>b</guid>")))
+
+    [bad, good] = feed.items
+    [said] = bad.warnings
+    assert re.match(warning, said), said
+    assert (bad.duration, bad.season, bad.episode) == (None, None, None)
+    assert good.warnings == ()
+
+
 def test_an_error_carries_its_line_for_callers_that_show_it_elsewhere():
     with pytest.raises(FeedError) as raised:
-        parse_feed(rss(item(GOOD, "<itunes:duration>abc</itunes:duration>")))
+        parse_feed(rss(item(GOOD, "<pubDate>soon</pubDate>")))
 
     assert raised.value.line == 7
 
@@ -240,10 +277,10 @@ def test_one_bad_episode_fails_the_whole_feed():
     good_then_bad = rss(
         item(GOOD)
         + "\n"
-        + item("<title>B</title><guid>b</guid>", "<itunes:season>x</itunes:season>")
+        + item("<title>B</title><guid>b</guid>", '<enclosure url="u" length="x"/>')
     )
 
-    with pytest.raises(FeedError, match="line 10: <itunes:season> 'x'"):
+    with pytest.raises(FeedError, match="line 10: <enclosure> length='x'"):
         parse_feed(good_then_bad)
 
 

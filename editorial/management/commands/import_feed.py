@@ -5,7 +5,9 @@
 SHOW is the show's slug; URL_OR_FILE a file path or an http(s) URL, fetched through
 the link checker's SSRF-safe client. Idempotent by guid; a field an editor corrected
 is never overwritten (the difference waits in the episode admin). A bad feed stops
-with the line it found the problem on, and nothing is saved. Changes that entries
+with the line it found the problem on, and nothing is saved; a value an episode can do
+without (a bad season, number or duration, a chapter without a start) is left out and
+printed as a warning naming the item and its line. Changes that entries
 show are recorded as new versions credited to USERNAME (default: the system user
 `feed-refresh`) and reach readers only when another editor publishes them.
 """
@@ -55,6 +57,8 @@ class Command(DatabaseCommand):
         except (feeds.FeedImportError, FeedError) as exc:
             raise CommandError(f"{options['url_or_file']}: {exc}. Nothing was saved.") from None
         self.stdout.write(result.summary())
+        for warning in result.warnings:
+            self.stdout.write(f"  warning: {warning}")
         episodes = Episode.objects.in_bulk(list(result.differences))
         for episode_id, found in result.differences.items():
             name = str(episodes.get(episode_id, f"episode id {episode_id}"))
