@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.html import escape
 from django.utils.text import slugify
 from taggit.managers import TaggableManager
 from taggit.models import Tag
@@ -187,8 +188,11 @@ class Episode(models.Model):
         "feed guid",
         max_length=500,
         blank=True,
-        help_text="The episode's <guid> in the show's feed: how a feed refresh finds it again. "
-        "Unique within the show; empty for episodes not in a feed.",
+        # Escaped: the admin renders help text as HTML, where <guid> vanished as a tag.
+        help_text=escape(
+            "The episode's <guid> in the show's feed: how a feed refresh finds it again. "
+            "Unique within the show; empty for episodes not in a feed."
+        ),
     )
     transcript_url = WebURLField(
         "transcript URL", blank=True, help_text="The feed's podcast:transcript for this episode."
@@ -413,9 +417,13 @@ class Entry(models.Model):
     )
     body = models.TextField(
         blank=True,
-        help_text="Markdown. Raw HTML is not rendered: a tag such as <b> shows on the page "
-        "as literal text (the publish checks flag it). Links must start with http://, "
-        "https:// or mailto:; any other link (javascript:) shows as plain text.",
+        # Escaped: the admin renders help text as HTML, where this <b> made the rest of
+        # the line, and every field below it, bold.
+        help_text=escape(
+            "Markdown. Raw HTML is not rendered: a tag such as <b> shows on the page "
+            "as literal text (the publish checks flag it). Links must start with http://, "
+            "https:// or mailto:; any other link (javascript:) shows as plain text."
+        ),
     )
     tags = TaggableManager(blank=True)
     status = models.CharField(
@@ -841,8 +849,8 @@ class Listing(models.Model):
     slug = models.SlugField(max_length=200)
     names = models.TextField(help_text="The term and its aliases, one a line.")
     row_html = models.TextField(blank=True, help_text="Its row in the A–Z index, a tag, search.")
-    feed_entry = models.TextField(blank=True, help_text="Its Atom <entry>.")
-    sitemap_url = models.TextField(blank=True, help_text="Its sitemap <url>.")
+    feed_entry = models.TextField(blank=True, help_text=escape("Its Atom <entry>."))
+    sitemap_url = models.TextField(blank=True, help_text=escape("Its sitemap <url>."))
     api_row = models.TextField(blank=True, help_text="Its item in the API's entry list (JSON).")
     # PostgreSQL's search index (glossary.search), each vector with a GIN index that
     # migration 0016 makes on PostgreSQL only. Cumulative by weight, so "every word is in
