@@ -243,6 +243,35 @@ class Episode(models.Model):
         """The URL that opens this episode at `seconds`, in the show's deep-link style."""
         return deep_link(self.url or self.audio_url, self.show.deep_link_style, seconds)
 
+    def moments_past(self, seconds: int) -> list[str]:
+        """The entries' quotes, references and disclosures in this episode that fall after
+        `seconds`, each named with its time and its entry ("the quote “…” at 55:00 in
+        “Interconnect”"): what a duration of `seconds` would leave past the end."""
+        if self.pk is None:
+            return []
+        after = Q(episode=self)
+        quotes = Quote.objects.filter(after & (Q(start__gt=seconds) | Q(end__gt=seconds)))
+        named = [
+            f"the quote {q} at {format_timestamp(q.start)}"
+            + (f"–{format_timestamp(q.end)}" if q.end is not None else "")
+            + f" in “{q.entry.term}”"
+            for q in quotes.select_related("entry").order_by("start", "pk")
+        ]
+        named += [
+            f"the reference at {format_timestamp(r.at)} in “{r.entry.term}”"
+            for r in EpisodeReference.objects.filter(after & Q(at__gt=seconds))
+            .select_related("entry")
+            .order_by("at", "pk")
+        ]
+        named += [
+            f"the disclosure at {format_timestamp(d.at)} in “{d.entry.term}”"
+            for d in Disclosure.objects.filter(after & Q(at__gt=seconds))
+            .select_related("entry")
+            .order_by("at", "pk")
+            if d.at is not None
+        ]
+        return named
+
     def check_offset(self, seconds: int | None, field: str) -> None:
         """Raise a field error when `seconds` is past the end of this episode."""
         if seconds is not None and self.duration is not None and seconds > self.duration:
