@@ -38,6 +38,7 @@ from django.utils import timezone
 from editorial import newsroom
 from editorial.models import InterestDisclosureWaiver
 from editorial.sourcetext import report
+from glossary.entry_page import ends_sentence
 from glossary.episode_transcripts import QuoteCheck, check_entries
 from glossary.markdown import raw_html_in
 from glossary.models import (
@@ -114,6 +115,7 @@ QUOTE_AT_ITS_TIME = "quote_at_its_time"
 QUOTE_SPEAKER = "quote_speaker"
 NAME_UNIQUE = "name_unique"
 NO_RAW_HTML = "no_raw_html"
+REFERENCE_ENDS_SENTENCE = "reference_ends_sentence"
 
 
 def blocking_failures(results: list[GateResult]) -> list[GateResult]:
@@ -276,6 +278,7 @@ def run_gates_for(
         results = _summary_checks(entry)
         results += _citation_checks(entry, citations.get(pk, []), now, claims.get(pk, []))
         results += _timestamp_checks(entry, entry_refs, entry_quotes, entry_disclosures)
+        results += _reference_sentence_checks(entry, entry_refs)
         results += _sponsorship_checks(
             entry,
             [s for episode_id in sorted(episode_ids) for s in sponsorships.get(episode_id, [])],
@@ -644,6 +647,45 @@ def _timestamp_checks(
             ),
         )
     return findings
+
+
+def _reference_sentence_checks(
+    entry: Entry, references: list[EpisodeReference]
+) -> list[GateResult]:
+    """A reference is a sentence of the page's "on the show" paragraph: one that does not
+    end as a sentence ran into the disclosure after it ("… every layer at once Episode 28
+    was sponsored …"). The page now adds a full stop; the writer decides the right one."""
+    unfinished = [ref for ref in references if ref.text.strip() and not ends_sentence(ref.text)]
+    if not unfinished:
+        return [
+            GateResult.ok(
+                REFERENCE_ENDS_SENTENCE,
+                "Every episode reference ends a sentence.",
+                blocking=False,
+            )
+        ]
+    return [
+        GateResult.warn(
+            REFERENCE_ENDS_SENTENCE,
+            f"The episode reference at {format_timestamp(ref.at)} in "
+            f"{_episode_label(ref.episode)} ends “{_ending(ref.text)}”, which does not end a "
+            "sentence; the page adds a full stop after it. End it with the punctuation you "
+            "mean.",
+            _entry_url(entry, "references"),
+        )
+        for ref in unfinished
+    ]
+
+
+def _ending(text: str, limit: int = 40) -> str:
+    """The last words of `text`, about `limit` characters of them, whole words only."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    if text[-limit - 1] != " " and " " in tail:
+        tail = tail.split(" ", 1)[1]
+    return "…" + tail.lstrip()
 
 
 def _sponsorship_checks(

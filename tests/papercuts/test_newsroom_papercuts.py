@@ -11,7 +11,9 @@ from django.apps import apps
 from django.contrib.auth.models import User
 from django.test import Client
 
+from editorial import gates
 from glossary.models import Disclosure, Entry, Episode, EpisodeReference, Person, Quote
+from glossary.publishing import record_edit
 from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
@@ -107,3 +109,78 @@ def test_an_episode_can_be_shortened_to_the_end_of_its_last_quote(
     assert response.status_code == 302
     episode.refresh_from_db()
     assert episode.duration == 3320
+
+
+# --- A reference and the disclosure after it are two sentences ----------------------------
+
+
+def add_row(data: dict[str, Any], prefix: str, **fields: str) -> None:
+    """Fill the inline's next empty row, as "Add another" does in the browser."""
+    n = int(data[f"{prefix}-TOTAL_FORMS"])
+    for key, value in list(data.items()):
+        if key.startswith(f"{prefix}-__prefix__-"):
+            data[key.replace("__prefix__", str(n))] = value
+    data.update({f"{prefix}-{n}-{name}": value for name, value in fields.items()})
+    data[f"{prefix}-TOTAL_FORMS"] = str(n + 1)
+
+
+def publish_through_the_admin(entry: Entry, writer: User, editor: User) -> Client:
+    assert client_for(writer).post(f"/admin/glossary/entry/{entry.pk}/submit/").status_code == 302
+    client = client_for(editor)
+    page = client.get(f"/admin/glossary/entry/{entry.pk}/publish/").content.decode()
+    response = client.post(
+        f"/admin/glossary/entry/{entry.pk}/publish/", form_data(page, "publish_form")
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    return client
+
+
+def test_a_reference_without_a_stop_is_flagged_and_never_runs_into_the_disclosure(
+    ready_entry: Entry, episode: Episode, writer: User, editor: User, client: Client
+) -> None:
+    writing = client_for(writer)
+    url = f"/admin/glossary/entry/{ready_entry.pk}/change/"
+    data = form_data(writing.get(url).content.decode())
+    add_row(
+        data,
+        "references",
+        episode=str(episode.pk),
+        at="3:07",
+        text="AMD’s Anush Elangovan says the chips improved at every layer at once",
+    )
+    add_row(
+        data,
+        "disclosures",
+        kind=Disclosure.Kind.OTHER,
+        episode=str(episode.pk),
+        text="Episode 7 was sponsored by Galileo",
+    )
+    assert writing.post(url, data).status_code == 302
+
+    panel = writing.get(url).content.decode()
+    assert (
+        "The episode reference at 3:07 in episode 7 (“Seven”) ends “…chips improved at every layer "
+        "at once”, which does not end a sentence; the page adds a full stop after it."
+    ) in panel
+
+    publish_through_the_admin(ready_entry, writer, editor)
+    page = client.get(f"/glossary/{ready_entry.slug}/").content.decode()
+    paragraph = page[page.index('<p class="on-the-show">') :]
+    paragraph = paragraph[: paragraph.index("</p>")]
+    assert "every layer at once. <span" in paragraph
+    assert '<span class="disclosure">Episode 7 was sponsored by Galileo.</span>' in paragraph
+    assert "at once Episode" not in paragraph
+
+
+def test_a_reference_ending_in_its_own_punctuation_is_left_as_written(
+    ready_entry: Entry, episode: Episode, writer: User, editor: User, client: Client
+) -> None:
+    EpisodeReference.objects.create(
+        entry=ready_entry, episode=episode, at=187, text="He calls it “scale across.”"
+    )
+    record_edit(ready_entry, user=writer)
+    results = {r.code: r for r in gates.run_gates(ready_entry)}
+    assert results[gates.REFERENCE_ENDS_SENTENCE].passed
+    publish_through_the_admin(ready_entry, writer, editor)
+    page = client.get(f"/glossary/{ready_entry.slug}/").content.decode()
+    assert "He calls it “scale across.”</p>" in page
