@@ -737,6 +737,30 @@ def revoke_share_links(entry: Entry, *, user: Any, because: str) -> int:
     )
 
 
+# The history comment of an unpublish the scheduler carried out: no reason anyone wrote.
+SCHEDULED_UNPUBLISH = "Scheduled unpublish."
+
+
+def withdrawal_reason(entry: Entry) -> str:
+    """Why the entry was unpublished, when it has not been published since ("" otherwise):
+    the publish page offers it as the public correction note when the entry comes back."""
+    last = (
+        WorkflowEvent.objects.filter(
+            entry=entry,
+            action__in=[
+                WorkflowEvent.Action.PUBLISH,
+                WorkflowEvent.Action.PUBLISH_CHECK_DATES,
+                WorkflowEvent.Action.UNPUBLISH,
+            ],
+        )
+        .order_by("-at", "-pk")
+        .first()
+    )
+    if last is None or last.action != WorkflowEvent.Action.UNPUBLISH:
+        return ""
+    return "" if last.comment == SCHEDULED_UNPUBLISH else last.comment.strip()
+
+
 def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
     """Take the entry off the public site; its working copy becomes a draft."""
     require(user, Action.UNPUBLISH)

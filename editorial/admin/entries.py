@@ -27,7 +27,7 @@ from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
-from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id
+from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
 from editorial.admin.forms import (
     CitationForm,
     ConflictCheckingForm,
@@ -508,9 +508,33 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         self._bulk(request, entries, publish, "Published")
         return None
 
-    @admin.action(description="Unpublish selected entries", permissions=["unpublish"])
-    def unpublish_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
-        self._bulk(request, queryset, workflow.unpublish_entry, "Unpublished")
+    @admin.action(description="Unpublish selected entries…", permissions=["unpublish"])
+    def unpublish_selected(
+        self, request: HttpRequest, queryset: QuerySet[Entry]
+    ) -> TemplateResponse | None:
+        """Ask first, and why: the reason goes into each entry's history, as on its page."""
+        entries = list(queryset.select_related("live_version").order_by("term"))
+        live = [entry for entry in entries if entry.is_live]
+        if not live:
+            messages.warning(request, "None of the selected entries is published.")
+            return None
+        reason = request.POST.get("reason", "")
+        if request.POST.get("confirmed") != "yes" or not reason.strip():
+            error = (
+                "Write why the entries are coming down: the reason is kept in each one's "
+                "history. Nothing was unpublished."
+                if request.POST.get("confirmed") == "yes"
+                else ""
+            )
+            return unpublish_confirmation(
+                request, self.admin_site, live, reason=reason, error=error, bulk=True
+            )
+
+        def unpublish(entry: Entry, *, user: Any) -> Any:
+            return workflow.unpublish_entry(entry, user=user, comment=reason.strip())
+
+        self._bulk(request, live, unpublish, "Unpublished")
+        return None
 
     @admin.action(description="Archive selected entries", permissions=["archive"])
     def archive_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:

@@ -4,6 +4,7 @@ would meet it: the test client posts the forms the pages render."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,7 +12,8 @@ from django.apps import apps
 from django.contrib.auth.models import User
 from django.test import Client
 
-from editorial import gates
+from editorial import gates, workflow
+from editorial.models import WorkflowEvent
 from glossary.models import Disclosure, Entry, Episode, EpisodeReference, Person, Quote
 from glossary.publishing import record_edit
 from tests.personas import client_for
@@ -184,3 +186,103 @@ def test_a_reference_ending_in_its_own_punctuation_is_left_as_written(
     publish_through_the_admin(ready_entry, writer, editor)
     page = client.get(f"/glossary/{ready_entry.slug}/").content.decode()
     assert "He calls it “scale across.”</p>" in page
+
+
+# --- Unpublishing asks first, and why ---------------------------------------------------------
+
+
+@pytest.fixture
+def live(entry_in_review: Callable[..., Entry], editor: User) -> Entry:
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=editor)
+    entry.refresh_from_db()
+    return entry
+
+
+def test_the_unpublish_button_asks_for_confirmation_and_a_reason(
+    live: Entry, editor: User
+) -> None:
+    client = client_for(editor)
+    page = client.get(f"/admin/glossary/entry/{live.pk}/change/").content.decode()
+    # The button opens the question; it does not take the page down by itself.
+    assert f'href="/admin/glossary/entry/{live.pk}/unpublish/"' in page
+    asked = client.get(f"/admin/glossary/entry/{live.pk}/unpublish/")
+    assert asked.status_code == 200
+    html = asked.content.decode()
+    assert "Unpublish “Interconnect”?" in html
+    assert '<textarea id="id_reason" name="reason"' in html and "required" in html
+    live.refresh_from_db()
+    assert live.is_live
+
+
+def test_unpublishing_without_a_reason_is_refused_and_keeps_the_page_up(
+    live: Entry, editor: User
+) -> None:
+    client = client_for(editor)
+    page = client.get(f"/admin/glossary/entry/{live.pk}/unpublish/").content.decode()
+    data = form_data(page, "unpublish_form") | {"reason": "   "}
+    response = client.post(f"/admin/glossary/entry/{live.pk}/unpublish/", data)
+    assert response.status_code == 400
+    assert "Write why the entry is coming down" in response.content.decode()
+    live.refresh_from_db()
+    assert live.is_live
+    assert not WorkflowEvent.objects.filter(entry=live, action="unpublish").exists()
+
+
+def test_the_reason_is_in_the_history_and_offered_as_the_correction_note_on_return(
+    live: Entry, editor: User, second_editor: User, writer: User, client: Client
+) -> None:
+    desk = client_for(editor)
+    page = desk.get(f"/admin/glossary/entry/{live.pk}/unpublish/").content.decode()
+    data = form_data(page, "unpublish_form") | {"reason": "The figure for port speed was wrong."}
+    assert desk.post(f"/admin/glossary/entry/{live.pk}/unpublish/", data).status_code == 302
+    live.refresh_from_db()
+    assert not live.is_live
+    assert client.get(f"/glossary/{live.slug}/").status_code in (404, 410)
+
+    history = desk.get(f"/admin/glossary/entry/{live.pk}/history/").content.decode()
+    events = history[history.index('id="workflow-events"') :]
+    row = events[events.index("Unpublished") :]
+    assert "The figure for port speed was wrong." in row[: row.index("</tr>")]
+
+    assert client_for(writer).post(f"/admin/glossary/entry/{live.pk}/submit/").status_code == 302
+    publishing = client_for(second_editor)
+    page = publishing.get(f"/admin/glossary/entry/{live.pk}/publish/").content.decode()
+    form = form_data(page, "publish_form")
+    assert form["correction_note"] == "The figure for port speed was wrong."  # prefilled
+    assert "Filled in with why it was unpublished" in page
+    form["correction_note"] = "An earlier version gave the wrong port speed."  # and editable
+    response = publishing.post(f"/admin/glossary/entry/{live.pk}/publish/", form)
+    assert response.status_code == 302
+    public = client.get(f"/glossary/{live.slug}/").content.decode()
+    assert "An earlier version gave the wrong port speed." in public
+    assert "The figure for port speed was wrong." not in public
+    # Offered once: the next publication starts with an empty note.
+    assert workflow.withdrawal_reason(live) == ""
+
+
+def test_a_scheduled_unpublish_offers_no_note(live: Entry, editor: User) -> None:
+    workflow.unpublish_entry(live, user=editor, comment=workflow.SCHEDULED_UNPUBLISH)
+    assert workflow.withdrawal_reason(live) == ""
+
+
+def test_the_bulk_unpublish_asks_too_and_records_the_reason(live: Entry, editor: User) -> None:
+    client = client_for(editor)
+    selected = {"action": "unpublish_selected", "_selected_action": [live.pk]}
+    asked = client.post("/admin/glossary/entry/", selected)
+    assert asked.status_code == 200
+    live.refresh_from_db()
+    assert live.is_live
+    confirmation = form_data(asked.content.decode(), "unpublish_form")
+    refused = client.post("/admin/glossary/entry/", confirmation)
+    assert refused.status_code == 400
+    assert "Write why the entries are coming down" in refused.content.decode()
+    live.refresh_from_db()
+    assert live.is_live
+    confirmation["reason"] = "Legal asked."
+    done = client.post("/admin/glossary/entry/", confirmation)
+    assert done.status_code == 302
+    live.refresh_from_db()
+    assert not live.is_live
+    event = WorkflowEvent.objects.get(entry=live, action="unpublish")
+    assert event.comment == "Legal asked."
