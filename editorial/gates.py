@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from editorial import newsroom
 from editorial.models import InterestDisclosureWaiver
+from editorial.permissions import Action
 from editorial.sourcetext import report
 from glossary.entry_page import ends_sentence
 from glossary.episode_transcripts import QuoteCheck, check_entries
@@ -71,6 +72,9 @@ class GateResult:
     blocking: bool
     message: str
     fix_url: str | None = None
+    # What the fix takes, when not everyone who reads the check may do it: whoever
+    # cannot is told who must act instead of being sent to a field they cannot edit.
+    fixed_by: Action | None = None
 
     @classmethod
     def ok(cls, code: str, message: str, *, blocking: bool) -> GateResult:
@@ -78,9 +82,13 @@ class GateResult:
         return cls(code, passed=True, blocking=blocking, message=message)
 
     @classmethod
-    def block(cls, code: str, message: str, fix_url: str | None) -> GateResult:
+    def block(
+        cls, code: str, message: str, fix_url: str | None, *, fixed_by: Action | None = None
+    ) -> GateResult:
         """A failed check that stops publishing unless an editor overrides it with a reason."""
-        return cls(code, passed=False, blocking=True, message=message, fix_url=fix_url)
+        return cls(
+            code, passed=False, blocking=True, message=message, fix_url=fix_url, fixed_by=fixed_by
+        )
 
     @classmethod
     def warn(cls, code: str, message: str, fix_url: str | None) -> GateResult:
@@ -478,6 +486,7 @@ def _citation_checks(
                     f"The citation of “{title}” has never been checked. A fact-checker "
                     "confirms it still supports the entry and sets “checked on”.",
                     fix,
+                    fixed_by=Action.CONFIRM_CITATION,
                 )
             )
             continue
@@ -489,6 +498,7 @@ def _citation_checks(
                     f"The citation of “{title}” was last checked {_plural(age, 'day')} ago; "
                     f"the freshness window is {_plural(window, 'day')}.",
                     fix,
+                    fixed_by=Action.CONFIRM_CITATION,
                 )
             )
     results += stale or [

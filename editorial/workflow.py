@@ -24,7 +24,7 @@ from editorial.gates import run_gates, run_gates_for
 from editorial.models import ScheduledAction, ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
 from glossary import document, publishing, records
-from glossary.models import Entry, EntryVersion, RecordEdit, SeeAlso
+from glossary.models import Citation, Entry, EntryVersion, RecordEdit, SeeAlso
 
 Status = Entry.Status
 
@@ -715,6 +715,39 @@ def publish_check_dates(
         )
     entry.refresh_from_db()
     return version
+
+
+def record_fact_checks(
+    confirmed: dict[int, list[Citation]],
+    *,
+    user: Any,
+    versions: dict[int, EntryVersion],
+    on: datetime.date,
+) -> list[WorkflowEvent]:
+    """A "Fact-checked" step in the history of each entry whose citations `user` confirmed
+    (`confirmed`, by entry id), naming the sources and the date, with the version that
+    carries the new dates. The entry's state does not change: a fact-check is a step of
+    the review, not a transition."""
+    require(user, Action.CONFIRM_CITATION)
+    entries = Entry.objects.in_bulk(list(confirmed))
+    events = []
+    for entry_id, citations in confirmed.items():
+        entry = entries[entry_id]
+        titles = ", ".join(f"“{c.source.display_title}”" for c in citations)
+        plural = "s" if len(citations) > 1 else ""
+        events.append(
+            _event(
+                entry,
+                WorkflowEvent.Action.FACT_CHECK,
+                entry.status,
+                entry.status,
+                user,
+                comment=f"Confirmed the citation{plural} of {titles} on "
+                f"{newsroom.format_date(on)}.",
+                version=versions.get(entry_id),
+            )
+        )
+    return WorkflowEvent.objects.bulk_create(events)
 
 
 def cancel_scheduled(entry: Entry, *, user: Any, because: str) -> int:

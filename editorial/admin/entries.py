@@ -34,7 +34,7 @@ from editorial.admin.forms import (
     KnownAutocompleteSelect,
     PreloadingInlineFormSet,
 )
-from editorial.admin.gates import gate_panel
+from editorial.admin.gates import gate_panel, viewed_by
 from editorial.admin.quotes import (
     QuoteForm,
     checks_by_quote,
@@ -416,6 +416,23 @@ class EntryAdmin(DeskModelAdmin[Entry]):
             messages.info(request, "Nothing changed, so no new version was saved.")
             return
         version = publishing.record_edit(entry, user=request.user, comment="Saved in the admin.")
+        confirmed = [
+            row.instance
+            for formset in formsets
+            if formset.model is Citation
+            for row in formset.forms
+            if "checked_on" in row.changed_data
+            and row.cleaned_data.get("checked_on")
+            and not row.cleaned_data.get("DELETE")
+        ]
+        if confirmed:
+            # A step of the review, in the history beside submit and publish.
+            workflow.record_fact_checks(
+                {entry.pk: confirmed},
+                user=request.user,
+                versions={entry.pk: version},
+                on=max(c.checked_on for c in confirmed),
+            )
         live = entry.live_version
         tail = (
             f" Readers still see version {live.number} until this is published."
@@ -448,7 +465,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
             extra_context["workflow"] = self.pages.context(request, entry)
         # Rendered here, so the quotes' verdicts and the publish checks' panel, both drawn
         # while the page renders, share one check of the quotes against the transcripts.
-        with quote_checks_shared():
+        with quote_checks_shared(), viewed_by(request.user):
             response = super().change_view(request, object_id, form_url, extra_context)
             if isinstance(response, TemplateResponse):
                 response.render()

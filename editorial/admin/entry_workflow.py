@@ -24,6 +24,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 
 from editorial import newsroom, preview, versions, workflow
+from editorial.admin.gates import fix_html
 from editorial.gates import run_gates
 from editorial.models import ShareLink, WorkflowEvent
 from editorial.permissions import Action, acting_user, can, require
@@ -333,6 +334,7 @@ class EntryWorkflowPages:
             "original": entry,
             "title": f"Publish “{entry.term}”",
             "results": results,
+            "rows": [(r, fix_html(r, request.user, "Fix it")) for r in results],
             "blocking": blocking,
             "warnings": [r for r in results if not r.blocking and not r.passed],
             "typed": typed,

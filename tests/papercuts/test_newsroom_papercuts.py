@@ -14,7 +14,7 @@ from django.test import Client
 
 from editorial import gates, workflow
 from editorial.models import WorkflowEvent
-from glossary.models import Disclosure, Entry, Episode, EpisodeReference, Person, Quote
+from glossary.models import Citation, Disclosure, Entry, Episode, EpisodeReference, Person, Quote
 from glossary.publishing import record_edit
 from tests.personas import client_for
 from tests.workflow.formdata import form_data
@@ -49,7 +49,6 @@ def test_no_help_text_carries_an_unescaped_tag() -> None:
         if tag.search(str(getattr(field, "help_text", "")))
     ]
     assert raw == []
-
 
 
 # --- An episode cannot end before what is cited in it ------------------------------------
@@ -199,9 +198,7 @@ def live(entry_in_review: Callable[..., Entry], editor: User) -> Entry:
     return entry
 
 
-def test_the_unpublish_button_asks_for_confirmation_and_a_reason(
-    live: Entry, editor: User
-) -> None:
+def test_the_unpublish_button_asks_for_confirmation_and_a_reason(live: Entry, editor: User) -> None:
     client = client_for(editor)
     page = client.get(f"/admin/glossary/entry/{live.pk}/change/").content.decode()
     # The button opens the question; it does not take the page down by itself.
@@ -286,3 +283,88 @@ def test_the_bulk_unpublish_asks_too_and_records_the_reason(live: Entry, editor:
     assert not live.is_live
     event = WorkflowEvent.objects.get(entry=live, action="unpublish")
     assert event.comment == "Legal asked."
+
+
+# --- A fact-check is a step in the history -----------------------------------------------------
+
+
+def history_row(client: Client, entry: Entry, action: str) -> str:
+    html = client.get(f"/admin/glossary/entry/{entry.pk}/history/").content.decode()
+    events = html[html.index('id="workflow-events"') :]
+    start = events.rindex("<tr>", 0, events.index(f"<td>{action}"))
+    return events[start : events.index("</tr>", start)]
+
+
+def test_confirming_a_citation_on_the_entry_page_is_a_fact_check_in_the_history(
+    ready_entry: Entry, fact_checker: User, writer: User
+) -> None:
+    Citation.objects.filter(entry=ready_entry).update(checked_on=None)
+    client = client_for(fact_checker)
+    url = f"/admin/glossary/entry/{ready_entry.pk}/change/"
+    data = form_data(client.get(url).content.decode())
+    data["citations-0-checked_on"] = "2026-11-29"
+    assert client.post(url, data).status_code == 302
+    event = WorkflowEvent.objects.get(entry=ready_entry, action="fact_check")
+    assert event.actor == fact_checker
+    assert event.version == ready_entry.versions.order_by("-number").first()
+    row = history_row(client_for(writer), ready_entry, "Fact-checked")
+    assert "Fiona Checker" in row
+    assert "Confirmed the citation of “Source 1” on November 29, 2026." in row
+    assert "Draft → Draft" in row
+
+
+def test_an_edit_that_confirms_nothing_leaves_no_fact_check(
+    ready_entry: Entry, editor: User
+) -> None:
+    client = client_for(editor)
+    url = f"/admin/glossary/entry/{ready_entry.pk}/change/"
+    data = form_data(client.get(url).content.decode()) | {"summary": "Shorter."}
+    assert client.post(url, data).status_code == 302
+    assert not WorkflowEvent.objects.filter(entry=ready_entry, action="fact_check").exists()
+
+
+def test_mark_confirmed_today_is_a_fact_check_of_every_citing_entry(
+    ready_entry: Entry, fact_checker: User, writer: User
+) -> None:
+    source = Citation.objects.get(entry=ready_entry).source
+    response = client_for(fact_checker).post(
+        "/admin/glossary/source/",
+        {"action": "mark_confirmed_today", "_selected_action": [source.pk]},
+    )
+    assert response.status_code == 302
+    row = history_row(client_for(writer), ready_entry, "Fact-checked")
+    assert "Fiona Checker" in row and "Confirmed the citation of “Source 1” on" in row
+
+
+# --- "Fix this" never sends a writer to a fact-checker's field ----------------------------------
+
+
+def test_a_writer_is_told_who_confirms_a_citation_instead_of_sent_to_its_field(
+    ready_entry: Entry, writer: User, fact_checker: User
+) -> None:
+    Citation.objects.filter(entry=ready_entry).update(checked_on=None)
+    url = f"/admin/glossary/entry/{ready_entry.pk}/change/"
+    html = client_for(writer).get(url).content.decode()
+    row = gate_row(html, gates.CITATION_FRESH)
+    assert "#citations-group" not in row
+    assert "A fact-checker confirms this: ask Fiona Checker." in row
+    # The fact-checker, who can set the date, gets the link.
+    row = gate_row(client_for(fact_checker).get(url).content.decode(), gates.CITATION_FRESH)
+    assert f'<a href="{url}#citations-group">Fix this</a>' in row
+
+
+def test_the_publish_page_tells_the_editor_who_must_confirm_a_stale_citation(
+    entry_in_review: Callable[..., Entry], editor: User, fact_checker: User
+) -> None:
+    entry = entry_in_review()
+    Citation.objects.filter(entry=entry).update(checked_on=None)
+    html = client_for(editor).get(f"/admin/glossary/entry/{entry.pk}/publish/").content.decode()
+    row = html[html.index(f'data-code="{gates.CITATION_FRESH}"') :]
+    row = row[: row.index("</tr>")]
+    assert "Fix it" not in row
+    assert "A fact-checker confirms this: ask Fiona Checker." in row
+
+
+def gate_row(html: str, code: str) -> str:
+    row = html[html.index(f'data-code="{code}"') :]
+    return row[: row.index("</li>")]
