@@ -41,8 +41,7 @@ class WorkflowEvent(models.Model):
         null=True,
         blank=True,
         related_name="workflow_events",
-        help_text="The version published, the one rolled back to, or the one a "
-        "fact-check saved.",
+        help_text="The version published, the one rolled back to, or the one a fact-check saved.",
     )
     action = models.CharField(max_length=20, choices=Action.choices)
     from_status = models.CharField(max_length=20, choices=Entry.Status.choices)

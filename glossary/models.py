@@ -247,7 +247,7 @@ class Episode(models.Model):
         """The entries' quotes, references and disclosures in this episode that fall after
         `seconds`, each named with its time and its entry ("the quote “…” at 55:00 in
         “Interconnect”"): what a duration of `seconds` would leave past the end."""
-        if self.pk is None:
+        if self._state.adding:
             return []
         after = Q(episode=self)
         quotes = Quote.objects.filter(after & (Q(start__gt=seconds) | Q(end__gt=seconds)))

@@ -279,8 +279,7 @@ def test_the_bulk_unpublish_asks_too_and_records_the_reason(live: Entry, editor:
     confirmation["reason"] = "Legal asked."
     done = client.post("/admin/glossary/entry/", confirmation)
     assert done.status_code == 302
-    live.refresh_from_db()
-    assert not live.is_live
+    assert not Entry.objects.get(pk=live.pk).is_live
     event = WorkflowEvent.objects.get(entry=live, action="unpublish")
     assert event.comment == "Legal asked."
 
