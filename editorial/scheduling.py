@@ -203,7 +203,8 @@ def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[
         return f"Unpublished as scheduled for {when}.", []
     except workflow.GateFailed as exc:
         failures = [
-            {"code": r.code, "message": r.message, "fix_url": r.fix_url} for r in exc.blocking
+            {"code": r.code, "message": r.message, "fix_url": r.fix_url, "fixed_by": r.fixed_by}
+            for r in exc.blocking
         ]
         reasons = " ".join(f["message"] for f in failures) or str(exc)
         raise _Refused(

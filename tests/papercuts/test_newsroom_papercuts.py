@@ -3,6 +3,7 @@ would meet it: the test client posts the forms the pages render."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable
 from typing import Any
@@ -11,8 +12,9 @@ import pytest
 from django.apps import apps
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 
-from editorial import gates, workflow
+from editorial import gates, scheduling, workflow
 from editorial.models import WorkflowEvent
 from glossary.models import Citation, Disclosure, Entry, Episode, EpisodeReference, Person, Quote
 from glossary.publishing import record_edit
@@ -367,3 +369,29 @@ def test_the_publish_page_tells_the_editor_who_must_confirm_a_stale_citation(
 def gate_row(html: str, code: str) -> str:
     row = html[html.index(f'data-code="{code}"') :]
     return row[: row.index("</li>")]
+
+
+def test_the_dashboard_tells_an_editor_who_must_confirm_stale_citations(
+    entry_in_review: Callable[..., Entry], editor: User, fact_checker: User
+) -> None:
+    rotting = entry_in_review("Rotting")
+    workflow.publish_entry(rotting, user=editor)
+    Citation.objects.filter(entry=rotting).update(checked_on=datetime.date(2025, 1, 1))
+    stale = entry_in_review("Stale", checked_on=datetime.date(2025, 1, 1))
+    now = timezone.now()
+    scheduling.schedule(
+        stale, action="publish", due_at=now + datetime.timedelta(minutes=1), user=editor
+    )
+    scheduling.run_due(now=now + datetime.timedelta(minutes=2))
+
+    html = client_for(editor).get("/admin/dashboard/").content.decode()
+    scheduled = html[html.index('id="scheduled"') : html.index('id="published-failing"')]
+    failing = html[html.index('id="published-failing"') : html.index('id="stale-citations"')]
+    for section in (scheduled, failing):
+        assert "A fact-checker confirms this: ask Fiona Checker." in section
+        assert "#citations-group" not in section
+    html = client_for(fact_checker).get("/admin/dashboard/").content.decode()
+    failing = html[html.index('id="published-failing"') : html.index('id="stale-citations"')]
+    assert (
+        f'<a href="/admin/glossary/entry/{rotting.pk}/change/#citations-group">Fix</a>' in failing
+    )
