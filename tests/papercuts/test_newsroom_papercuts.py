@@ -260,6 +260,14 @@ def test_the_reason_is_in_the_history_and_offered_as_the_correction_note_on_retu
     assert workflow.withdrawal_reason(live) == ""
 
 
+def test_only_whoever_may_unpublish_is_asked(live: Entry, writer: User) -> None:
+    client = client_for(writer)
+    assert client.get(f"/admin/glossary/entry/{live.pk}/unpublish/").status_code == 403
+    refused = client.post(f"/admin/glossary/entry/{live.pk}/unpublish/", {"reason": "Mine."})
+    assert refused.status_code == 403
+    assert Entry.objects.get(pk=live.pk).is_live
+
+
 def test_a_scheduled_unpublish_offers_no_note(live: Entry, editor: User) -> None:
     workflow.unpublish_entry(live, user=editor, comment=workflow.SCHEDULED_UNPUBLISH)
     assert workflow.withdrawal_reason(live) == ""
