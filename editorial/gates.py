@@ -73,8 +73,10 @@ class GateResult:
     message: str
     fix_url: str | None = None
     # What the fix takes, when not everyone who reads the check may do it: whoever
-    # cannot is told who must act instead of being sent to a field they cannot edit.
+    # cannot is sent to `fallback_url` (their own way to fix it), or, without one, told
+    # who must act instead of being sent to a field or page they cannot use.
     fixed_by: Action | None = None
+    fallback_url: str | None = None
 
     @classmethod
     def ok(cls, code: str, message: str, *, blocking: bool) -> GateResult:
@@ -83,17 +85,29 @@ class GateResult:
 
     @classmethod
     def block(
-        cls, code: str, message: str, fix_url: str | None, *, fixed_by: Action | None = None
+        cls,
+        code: str,
+        message: str,
+        fix_url: str | None,
+        *,
+        fixed_by: Action | None = None,
+        fallback_url: str | None = None,
     ) -> GateResult:
         """A failed check that stops publishing unless an editor overrides it with a reason."""
-        return cls(
-            code, passed=False, blocking=True, message=message, fix_url=fix_url, fixed_by=fixed_by
-        )
+        return cls(code, False, True, message, fix_url, fixed_by, fallback_url)
 
     @classmethod
-    def warn(cls, code: str, message: str, fix_url: str | None) -> GateResult:
+    def warn(
+        cls,
+        code: str,
+        message: str,
+        fix_url: str | None,
+        *,
+        fixed_by: Action | None = None,
+        fallback_url: str | None = None,
+    ) -> GateResult:
         """A failed check the editor reads and decides on; it does not stop publishing."""
-        return cls(code, passed=False, blocking=False, message=message, fix_url=fix_url)
+        return cls(code, False, False, message, fix_url, fixed_by, fallback_url)
 
     @property
     def blocks(self) -> bool:
@@ -719,6 +733,7 @@ def _sponsorship_checks(
                 "episode's data, or write one under “Disclosures”.",
                 _url("desk:gates-generate-sponsorship", entry.pk, episode.pk)
                 or _entry_url(entry, "disclosures"),
+                fixed_by=Action.EDIT,
             )
         )
     if not results:
@@ -763,6 +778,9 @@ def _interest_checks(
                 "disclosure, or mark it not needed for this entry.",
                 _url("desk:gates-interest-not-needed", entry.pk, org.pk)
                 or _entry_url(entry, "disclosures"),
+                # Marking it not needed is an editor's call; a writer adds the disclosure.
+                fixed_by=Action.PUBLISH,
+                fallback_url=_entry_url(entry, "disclosures"),
             )
         )
     if not results:
@@ -843,6 +861,7 @@ def _transcript_checks(entry: Entry, checks: list[QuoteCheck]) -> list[GateResul
                     f"{_episode_label(check.episode)}, but the transcript has it at "
                     f"{format_timestamp(verdict.found_at)}.",
                     fix,
+                    fixed_by=Action.EDIT,
                 )
             )
         if verdict.speaker_agrees is False:

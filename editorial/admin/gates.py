@@ -162,7 +162,11 @@ def interest_not_needed(request: HttpRequest, entry_id: int, organisation_id: in
 
 
 # Who does what a check asks, when not everyone may (GateResult.fixed_by).
-WHO_ACTS = {Action.CONFIRM_CITATION: (Role.FACT_CHECKER, "A fact-checker confirms this")}
+WHO_ACTS: dict[Action, tuple[tuple[Role, ...], str]] = {
+    Action.CONFIRM_CITATION: ((Role.FACT_CHECKER,), "A fact-checker confirms this"),
+    Action.PUBLISH: ((Role.EDITOR,), "An editor decides this"),
+    Action.EDIT: ((Role.WRITER, Role.EDITOR), "A writer or editor makes this change"),
+}
 
 _viewer: ContextVar[Any] = ContextVar("gate_viewer", default=None)
 
@@ -185,12 +189,14 @@ def fix_html(result: GateResult, user: Any, label: str = "Fix this") -> SafeStri
         return SafeString("")
     if result.fixed_by is None or (user is not None and can(user, result.fixed_by)):
         return format_html('<a href="{}">{}</a>', result.fix_url, label)
-    role, doing = WHO_ACTS[result.fixed_by]
+    if result.fallback_url:
+        return format_html('<a href="{}">{}</a>', result.fallback_url, label)
+    roles, doing = WHO_ACTS[result.fixed_by]
     people = [
         person.get_full_name() or person.get_username()
-        for person in User.objects.filter(groups__name=role.value, is_active=True).order_by(
-            "first_name", "last_name", "username"
-        )[:3]
+        for person in User.objects.filter(groups__name__in=[r.value for r in roles], is_active=True)
+        .distinct()
+        .order_by("first_name", "last_name", "username")[:3]
     ]
     ask = (
         f"ask {' or '.join(people)}"

@@ -16,7 +16,18 @@ from django.utils import timezone
 
 from editorial import gates, scheduling, workflow
 from editorial.models import WorkflowEvent
-from glossary.models import Citation, Disclosure, Entry, Episode, EpisodeReference, Person, Quote
+from glossary.models import (
+    Appearance,
+    Citation,
+    Disclosure,
+    Entry,
+    Episode,
+    EpisodeReference,
+    Organisation,
+    Person,
+    Quote,
+    Sponsorship,
+)
 from glossary.publishing import record_edit
 from tests.personas import client_for
 from tests.workflow.formdata import form_data
@@ -403,3 +414,39 @@ def test_the_dashboard_tells_an_editor_who_must_confirm_stale_citations(
     assert (
         f'<a href="/admin/glossary/entry/{rotting.pk}/change/#citations-group">Fix</a>' in failing
     )
+
+
+@pytest.fixture
+def quoting_a_guest(
+    ready_entry: Entry, episode: Episode, person: Person
+) -> tuple[Entry, Organisation]:
+    """The entry quotes a guest who spoke for Cisco, in an episode Galileo sponsored."""
+    cisco = Organisation.objects.create(name="Cisco", slug="cisco")
+    galileo = Organisation.objects.create(name="Galileo", slug="galileo")
+    Sponsorship.objects.create(episode=episode, organisation=galileo, read_at=5)
+    Appearance.objects.create(episode=episode, person=person, affiliation=cisco)
+    Quote.objects.create(entry=ready_entry, episode=episode, speaker=person, start=60, text="Hi")
+    return ready_entry, cisco
+
+
+def test_a_writer_is_sent_to_add_the_interest_disclosure_not_to_the_editors_waiver(
+    quoting_a_guest: tuple[Entry, Organisation], writer: User, editor: User
+) -> None:
+    entry, cisco = quoting_a_guest
+    url = f"/admin/glossary/entry/{entry.pk}/change/"
+    waiver = f"/admin/gates/{entry.pk}/interest/{cisco.pk}/not-needed/"
+    row = gate_row(client_for(writer).get(url).content.decode(), gates.INTEREST_DISCLOSED)
+    assert waiver not in row
+    assert f'<a href="{url}#disclosures-group">Fix this</a>' in row
+    row = gate_row(client_for(editor).get(url).content.decode(), gates.INTEREST_DISCLOSED)
+    assert f'<a href="{waiver}">Fix this</a>' in row
+
+
+def test_a_fact_checker_is_told_who_adds_a_sponsorship_disclosure(
+    quoting_a_guest: tuple[Entry, Organisation], fact_checker: User, writer: User, editor: User
+) -> None:
+    entry, _ = quoting_a_guest
+    url = f"/admin/glossary/entry/{entry.pk}/change/"
+    row = gate_row(client_for(fact_checker).get(url).content.decode(), gates.SPONSORSHIP_DISCLOSED)
+    assert "/sponsorship/" not in row
+    assert "A writer or editor makes this change: ask Ed Editor or Wanda Writer." in row
