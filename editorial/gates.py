@@ -37,7 +37,9 @@ from django.utils import timezone
 
 from editorial import newsroom
 from editorial.models import InterestDisclosureWaiver
+from editorial.permissions import Action
 from editorial.sourcetext import report
+from glossary.entry_page import ends_sentence
 from glossary.episode_transcripts import QuoteCheck, check_entries
 from glossary.markdown import raw_html_in
 from glossary.models import (
@@ -70,6 +72,11 @@ class GateResult:
     blocking: bool
     message: str
     fix_url: str | None = None
+    # What the fix takes, when not everyone who reads the check may do it: whoever
+    # cannot is sent to `fallback_url` (their own way to fix it), or, without one, told
+    # who must act instead of being sent to a field or page they cannot use.
+    fixed_by: Action | None = None
+    fallback_url: str | None = None
 
     @classmethod
     def ok(cls, code: str, message: str, *, blocking: bool) -> GateResult:
@@ -77,14 +84,30 @@ class GateResult:
         return cls(code, passed=True, blocking=blocking, message=message)
 
     @classmethod
-    def block(cls, code: str, message: str, fix_url: str | None) -> GateResult:
+    def block(
+        cls,
+        code: str,
+        message: str,
+        fix_url: str | None,
+        *,
+        fixed_by: Action | None = None,
+        fallback_url: str | None = None,
+    ) -> GateResult:
         """A failed check that stops publishing unless an editor overrides it with a reason."""
-        return cls(code, passed=False, blocking=True, message=message, fix_url=fix_url)
+        return cls(code, False, True, message, fix_url, fixed_by, fallback_url)
 
     @classmethod
-    def warn(cls, code: str, message: str, fix_url: str | None) -> GateResult:
+    def warn(
+        cls,
+        code: str,
+        message: str,
+        fix_url: str | None,
+        *,
+        fixed_by: Action | None = None,
+        fallback_url: str | None = None,
+    ) -> GateResult:
         """A failed check the editor reads and decides on; it does not stop publishing."""
-        return cls(code, passed=False, blocking=False, message=message, fix_url=fix_url)
+        return cls(code, False, False, message, fix_url, fixed_by, fallback_url)
 
     @property
     def blocks(self) -> bool:
@@ -114,6 +137,7 @@ QUOTE_AT_ITS_TIME = "quote_at_its_time"
 QUOTE_SPEAKER = "quote_speaker"
 NAME_UNIQUE = "name_unique"
 NO_RAW_HTML = "no_raw_html"
+REFERENCE_ENDS_SENTENCE = "reference_ends_sentence"
 
 
 def blocking_failures(results: list[GateResult]) -> list[GateResult]:
@@ -276,6 +300,7 @@ def run_gates_for(
         results = _summary_checks(entry)
         results += _citation_checks(entry, citations.get(pk, []), now, claims.get(pk, []))
         results += _timestamp_checks(entry, entry_refs, entry_quotes, entry_disclosures)
+        results += _reference_sentence_checks(entry, entry_refs)
         results += _sponsorship_checks(
             entry,
             [s for episode_id in sorted(episode_ids) for s in sponsorships.get(episode_id, [])],
@@ -475,6 +500,7 @@ def _citation_checks(
                     f"The citation of “{title}” has never been checked. A fact-checker "
                     "confirms it still supports the entry and sets “checked on”.",
                     fix,
+                    fixed_by=Action.CONFIRM_CITATION,
                 )
             )
             continue
@@ -486,6 +512,7 @@ def _citation_checks(
                     f"The citation of “{title}” was last checked {_plural(age, 'day')} ago; "
                     f"the freshness window is {_plural(window, 'day')}.",
                     fix,
+                    fixed_by=Action.CONFIRM_CITATION,
                 )
             )
     results += stale or [
@@ -646,6 +673,45 @@ def _timestamp_checks(
     return findings
 
 
+def _reference_sentence_checks(
+    entry: Entry, references: list[EpisodeReference]
+) -> list[GateResult]:
+    """A reference is a sentence of the page's "on the show" paragraph: one that does not
+    end as a sentence ran into the disclosure after it ("… every layer at once Episode 28
+    was sponsored …"). The page now adds a full stop; the writer decides the right one."""
+    unfinished = [ref for ref in references if ref.text.strip() and not ends_sentence(ref.text)]
+    if not unfinished:
+        return [
+            GateResult.ok(
+                REFERENCE_ENDS_SENTENCE,
+                "Every episode reference ends a sentence.",
+                blocking=False,
+            )
+        ]
+    return [
+        GateResult.warn(
+            REFERENCE_ENDS_SENTENCE,
+            f"The episode reference at {format_timestamp(ref.at)} in "
+            f"{_episode_label(ref.episode)} ends “{_ending(ref.text)}”, which does not end a "
+            "sentence; the page adds a full stop after it. End it with the punctuation you "
+            "mean.",
+            _entry_url(entry, "references"),
+        )
+        for ref in unfinished
+    ]
+
+
+def _ending(text: str, limit: int = 40) -> str:
+    """The last words of `text`, about `limit` characters of them, whole words only."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    if text[-limit - 1] != " " and " " in tail:
+        tail = tail.split(" ", 1)[1]
+    return "…" + tail.lstrip()
+
+
 def _sponsorship_checks(
     entry: Entry, sponsorships: list[Sponsorship], disclosures: list[Disclosure]
 ) -> list[GateResult]:
@@ -667,6 +733,7 @@ def _sponsorship_checks(
                 "episode's data, or write one under “Disclosures”.",
                 _url("desk:gates-generate-sponsorship", entry.pk, episode.pk)
                 or _entry_url(entry, "disclosures"),
+                fixed_by=Action.EDIT,
             )
         )
     if not results:
@@ -711,6 +778,9 @@ def _interest_checks(
                 "disclosure, or mark it not needed for this entry.",
                 _url("desk:gates-interest-not-needed", entry.pk, org.pk)
                 or _entry_url(entry, "disclosures"),
+                # Marking it not needed is an editor's call; a writer adds the disclosure.
+                fixed_by=Action.PUBLISH,
+                fallback_url=_entry_url(entry, "disclosures"),
             )
         )
     if not results:
@@ -791,6 +861,7 @@ def _transcript_checks(entry: Entry, checks: list[QuoteCheck]) -> list[GateResul
                     f"{_episode_label(check.episode)}, but the transcript has it at "
                     f"{format_timestamp(verdict.found_at)}.",
                     fix,
+                    fixed_by=Action.EDIT,
                 )
             )
         if verdict.speaker_agrees is False:

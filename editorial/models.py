@@ -32,6 +32,7 @@ class WorkflowEvent(models.Model):
         ARCHIVE = "archive", "Archived"
         RESTORE = "restore", "Restored from the archive"
         ROLLBACK = "rollback", "Rolled back"
+        FACT_CHECK = "fact_check", "Fact-checked"
 
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="workflow_events")
     version = models.ForeignKey(
@@ -40,7 +41,7 @@ class WorkflowEvent(models.Model):
         null=True,
         blank=True,
         related_name="workflow_events",
-        help_text="The version published, or the one rolled back to.",
+        help_text="The version published, the one rolled back to, or the one a fact-check saved.",
     )
     action = models.CharField(max_length=20, choices=Action.choices)
     from_status = models.CharField(max_length=20, choices=Entry.Status.choices)

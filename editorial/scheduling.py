@@ -199,11 +199,12 @@ def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[
             return f"Published version {row.version} as scheduled for {when}.", []
         if not entry.is_live:
             return f"Nothing to do at {when}: “{entry.term}” was not published.", []
-        workflow.unpublish_entry(entry, user=user, comment="Scheduled unpublish.")
+        workflow.unpublish_entry(entry, user=user, comment=workflow.SCHEDULED_UNPUBLISH)
         return f"Unpublished as scheduled for {when}.", []
     except workflow.GateFailed as exc:
         failures = [
-            {"code": r.code, "message": r.message, "fix_url": r.fix_url} for r in exc.blocking
+            {"code": r.code, "message": r.message, "fix_url": r.fix_url, "fixed_by": r.fixed_by}
+            for r in exc.blocking
         ]
         reasons = " ".join(f["message"] for f in failures) or str(exc)
         raise _Refused(

@@ -25,7 +25,7 @@ from editorial.gates import run_gates, run_gates_for
 from editorial.models import ScheduledAction, ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
 from glossary import document, publishing, records
-from glossary.models import Entry, EntryVersion, RecordEdit, SeeAlso
+from glossary.models import Citation, Entry, EntryVersion, RecordEdit, SeeAlso
 
 Status = Entry.Status
 
@@ -784,6 +784,39 @@ def publish_check_dates(
     return version
 
 
+def record_fact_checks(
+    confirmed: dict[int, list[Citation]],
+    *,
+    user: Any,
+    versions: dict[int, EntryVersion],
+    on: datetime.date,
+) -> list[WorkflowEvent]:
+    """A "Fact-checked" step in the history of each entry whose citations `user` confirmed
+    (`confirmed`, by entry id), naming the sources and the date, with the version that
+    carries the new dates. The entry's state does not change: a fact-check is a step of
+    the review, not a transition."""
+    require(user, Action.CONFIRM_CITATION)
+    entries = Entry.objects.in_bulk(list(confirmed))
+    events = []
+    for entry_id, citations in confirmed.items():
+        entry = entries[entry_id]
+        titles = ", ".join(f"“{c.source.display_title}”" for c in citations)
+        plural = "s" if len(citations) > 1 else ""
+        events.append(
+            _event(
+                entry,
+                WorkflowEvent.Action.FACT_CHECK,
+                entry.status,
+                entry.status,
+                user,
+                comment=f"Confirmed the citation{plural} of {titles} on "
+                f"{newsroom.format_date(on)}.",
+                version=versions.get(entry_id),
+            )
+        )
+    return WorkflowEvent.objects.bulk_create(events)
+
+
 def cancel_scheduled(entry: Entry, *, user: Any, because: str) -> int:
     """Cancel every waiting scheduled action of `entry` (it was withdrawn): nothing
     withdrawn comes back by a schedule set before. How many there were."""
@@ -802,6 +835,30 @@ def revoke_share_links(entry: Entry, *, user: Any, because: str) -> int:
         revoked_by=user if user is not None and user.is_authenticated else None,
         revoked_because=because,
     )
+
+
+# The history comment of an unpublish the scheduler carried out: no reason anyone wrote.
+SCHEDULED_UNPUBLISH = "Scheduled unpublish."
+
+
+def withdrawal_reason(entry: Entry) -> str:
+    """Why the entry was unpublished, when it has not been published since ("" otherwise):
+    the publish page offers it as the public correction note when the entry comes back."""
+    last = (
+        WorkflowEvent.objects.filter(
+            entry=entry,
+            action__in=[
+                WorkflowEvent.Action.PUBLISH,
+                WorkflowEvent.Action.PUBLISH_CHECK_DATES,
+                WorkflowEvent.Action.UNPUBLISH,
+            ],
+        )
+        .order_by("-at", "-pk")
+        .first()
+    )
+    if last is None or last.action != WorkflowEvent.Action.UNPUBLISH:
+        return ""
+    return "" if last.comment == SCHEDULED_UNPUBLISH else last.comment.strip()
 
 
 def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:

@@ -143,6 +143,24 @@ def note_clause(note: str) -> str:
     return note
 
 
+# What may close a sentence, and what may follow its stop ("… calls it “scale across.”").
+SENTENCE_STOPS = ".!?…"
+SENTENCE_CLOSERS = "”’\"')]»"
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether `text` ends as a sentence does: a stop, perhaps inside closing quotes."""
+    core = text.rstrip().rstrip(SENTENCE_CLOSERS)
+    return bool(core) and core[-1] in SENTENCE_STOPS
+
+
+def as_sentence(text: str) -> str:
+    """`text` with a full stop when it has no stop of its own, so the next sentence of the
+    paragraph never runs on from it ("… every layer at once Episode 28 was sponsored …")."""
+    text = text.strip()
+    return text if not text or ends_sentence(text) else f"{text}."
+
+
 @dataclass(frozen=True)
 class SourceLine:
     title: str
@@ -253,7 +271,7 @@ def disclosure_parts(facts: Facts, d: Disclosure) -> tuple[str, int | None, str]
 def _disclosure_html(facts: Facts, d: Disclosure) -> SafeString:
     text, at, label = disclosure_parts(facts, d)
     if at is None or d.episode is None:
-        return format_html('<span class="disclosure">{}</span>', text)
+        return format_html('<span class="disclosure">{}</span>', as_sentence(text))
     stop = text[-1] if text and text[-1] in ".!?" else "."
     body = text[:-1] if text and text[-1] in ".!?" else text
     number = facts.episodes[d.episode].number
@@ -276,7 +294,7 @@ def _show_paragraph(doc: EntryDocument, facts: Facts) -> SafeString:
         link = moment(facts, ref.episode, ref.at).link(
             f"episode {facts.episodes[ref.episode].number} at "
         )
-        sentences.append(format_html("In {}, {}", link, ref.text.strip()))
+        sentences.append(format_html("In {}, {}", link, as_sentence(ref.text)))
         sentences += [_disclosure_html(facts, d) for d in ref.disclosures]
     sentences += [_disclosure_html(facts, d) for d in doc.disclosures]
     return mark_safe(" ".join(sentences))  # noqa: S308 - every part went through format_html

@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.html import escape
 from django.utils.text import slugify
 from taggit.managers import TaggableManager
 from taggit.models import Tag
@@ -194,8 +195,11 @@ class Episode(models.Model):
         "feed guid",
         max_length=500,
         blank=True,
-        help_text="The episode's <guid> in the show's feed: how a feed refresh finds it again. "
-        "Unique within the show; empty for episodes not in a feed.",
+        # Escaped: the admin renders help text as HTML, where <guid> vanished as a tag.
+        help_text=escape(
+            "The episode's <guid> in the show's feed: how a feed refresh finds it again. "
+            "Unique within the show; empty for episodes not in a feed."
+        ),
     )
     transcript_url = WebURLField(
         "transcript URL", blank=True, help_text="The feed's podcast:transcript for this episode."
@@ -253,6 +257,35 @@ class Episode(models.Model):
     def link_at(self, seconds: int | None) -> str:
         """The URL that opens this episode at `seconds`, in the show's deep-link style."""
         return deep_link(self.url or self.audio_url, self.show.deep_link_style, seconds)
+
+    def moments_past(self, seconds: int) -> list[str]:
+        """The entries' quotes, references and disclosures in this episode that fall after
+        `seconds`, each named with its time and its entry ("the quote “…” at 55:00 in
+        “Interconnect”"): what a duration of `seconds` would leave past the end."""
+        if self._state.adding:
+            return []
+        after = Q(episode=self)
+        quotes = Quote.objects.filter(after & (Q(start__gt=seconds) | Q(end__gt=seconds)))
+        named = [
+            f"the quote {q} at {format_timestamp(q.start)}"
+            + (f"–{format_timestamp(q.end)}" if q.end is not None else "")
+            + f" in “{q.entry.term}”"
+            for q in quotes.select_related("entry").order_by("start", "pk")
+        ]
+        named += [
+            f"the reference at {format_timestamp(r.at)} in “{r.entry.term}”"
+            for r in EpisodeReference.objects.filter(after & Q(at__gt=seconds))
+            .select_related("entry")
+            .order_by("at", "pk")
+        ]
+        named += [
+            f"the disclosure at {format_timestamp(d.at)} in “{d.entry.term}”"
+            for d in Disclosure.objects.filter(after & Q(at__gt=seconds))
+            .select_related("entry")
+            .order_by("at", "pk")
+            if d.at is not None
+        ]
+        return named
 
     def check_offset(self, seconds: int | None, field: str) -> None:
         """Raise a field error when `seconds` is past the end of this episode."""
@@ -437,9 +470,13 @@ class Entry(models.Model):
     )
     body = models.TextField(
         blank=True,
-        help_text="Markdown. Raw HTML is not rendered: a tag such as <b> shows on the page "
-        "as literal text (the publish checks flag it). Links must start with http://, "
-        "https:// or mailto:; any other link (javascript:) shows as plain text.",
+        # Escaped: the admin renders help text as HTML, where this <b> made the rest of
+        # the line, and every field below it, bold.
+        help_text=escape(
+            "Markdown. Raw HTML is not rendered: a tag such as <b> shows on the page "
+            "as literal text (the publish checks flag it). Links must start with http://, "
+            "https:// or mailto:; any other link (javascript:) shows as plain text."
+        ),
     )
     tags = TaggableManager(blank=True)
     status = models.CharField(
@@ -865,8 +902,8 @@ class Listing(models.Model):
     slug = models.SlugField(max_length=200)
     names = models.TextField(help_text="The term and its aliases, one a line.")
     row_html = models.TextField(blank=True, help_text="Its row in the A–Z index, a tag, search.")
-    feed_entry = models.TextField(blank=True, help_text="Its Atom <entry>.")
-    sitemap_url = models.TextField(blank=True, help_text="Its sitemap <url>.")
+    feed_entry = models.TextField(blank=True, help_text=escape("Its Atom <entry>."))
+    sitemap_url = models.TextField(blank=True, help_text=escape("Its sitemap <url>."))
     api_row = models.TextField(blank=True, help_text="Its item in the API's entry list (JSON).")
     # PostgreSQL's search index (glossary.search), each vector with a GIN index that
     # migration 0016 makes on PostgreSQL only. Cumulative by weight, so "every word is in

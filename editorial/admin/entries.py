@@ -27,14 +27,14 @@ from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
-from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id
+from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
 from editorial.admin.forms import (
     CitationForm,
     ConflictCheckingForm,
     KnownAutocompleteSelect,
     PreloadingInlineFormSet,
 )
-from editorial.admin.gates import gate_panel
+from editorial.admin.gates import gate_panel, viewed_by
 from editorial.admin.quotes import (
     QuoteForm,
     checks_by_quote,
@@ -418,6 +418,23 @@ class EntryAdmin(DeskModelAdmin[Entry]):
             messages.info(request, "Nothing changed, so no new version was saved.")
             return
         version = publishing.record_edit(entry, user=request.user, comment="Saved in the admin.")
+        confirmed = [
+            row.instance
+            for formset in formsets
+            if formset.model is Citation
+            for row in formset.forms
+            if "checked_on" in row.changed_data
+            and row.cleaned_data.get("checked_on")
+            and not row.cleaned_data.get("DELETE")
+        ]
+        if confirmed:
+            # A step of the review, in the history beside submit and publish.
+            workflow.record_fact_checks(
+                {entry.pk: confirmed},
+                user=request.user,
+                versions={entry.pk: version},
+                on=max(c.checked_on for c in confirmed),
+            )
         live = entry.live_version
         tail = (
             f" Readers still see version {live.number} until this is published."
@@ -450,7 +467,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
             extra_context["workflow"] = self.pages.context(request, entry)
         # Rendered here, so the quotes' verdicts and the publish checks' panel, both drawn
         # while the page renders, share one check of the quotes against the transcripts.
-        with quote_checks_shared():
+        with quote_checks_shared(), viewed_by(request.user):
             response = super().change_view(request, object_id, form_url, extra_context)
             if isinstance(response, TemplateResponse):
                 response.render()
@@ -510,9 +527,33 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         self._bulk(request, entries, publish, "Published")
         return None
 
-    @admin.action(description="Unpublish selected entries", permissions=["unpublish"])
-    def unpublish_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
-        self._bulk(request, queryset, workflow.unpublish_entry, "Unpublished")
+    @admin.action(description="Unpublish selected entries…", permissions=["unpublish"])
+    def unpublish_selected(
+        self, request: HttpRequest, queryset: QuerySet[Entry]
+    ) -> TemplateResponse | None:
+        """Ask first, and why: the reason goes into each entry's history, as on its page."""
+        entries = list(queryset.select_related("live_version").order_by("term"))
+        live = [entry for entry in entries if entry.is_live]
+        if not live:
+            messages.warning(request, "None of the selected entries is published.")
+            return None
+        reason = request.POST.get("reason", "")
+        if request.POST.get("confirmed") != "yes" or not reason.strip():
+            error = (
+                "Write why the entries are coming down: the reason is kept in each one's "
+                "history. Nothing was unpublished."
+                if request.POST.get("confirmed") == "yes"
+                else ""
+            )
+            return unpublish_confirmation(
+                request, self.admin_site, live, reason=reason, error=error, bulk=True
+            )
+
+        def unpublish(entry: Entry, *, user: Any) -> Any:
+            return workflow.unpublish_entry(entry, user=user, comment=reason.strip())
+
+        self._bulk(request, live, unpublish, "Unpublished")
+        return None
 
     @admin.action(description="Archive selected entries", permissions=["archive"])
     def archive_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:

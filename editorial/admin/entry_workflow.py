@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.admin import ModelAdmin
+from django.contrib.admin import ModelAdmin, helpers
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -24,6 +24,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 
 from editorial import newsroom, preview, versions, workflow
+from editorial.admin.gates import fix_html
 from editorial.gates import run_gates
 from editorial.models import ShareLink, WorkflowEvent
 from editorial.permissions import Action, acting_user, can, require
@@ -228,12 +229,37 @@ class EntryWorkflowPages:
         return self._back(entry)
 
     def unpublish_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
-        self._post_only(request)
-        return self._transition(
-            request,
-            object_id,
-            workflow.unpublish_entry,
-            "“{term}” is unpublished: readers no longer see it. Its versions are kept.",
+        """GET: what unpublishing does, and a box for why. POST: unpublish, with that reason
+        in the history (offered as the correction note when the entry is published again)."""
+        require(request.user, Action.UNPUBLISH)
+        entry = self._entry(object_id)
+        if not entry.is_live:
+            messages.error(
+                request, f"“{entry.term}” is not published, so it cannot be unpublished."
+            )
+            return self._back(entry)
+        reason = request.POST.get("reason", "") if request.method == "POST" else ""
+        error = ""
+        if request.method == "POST":
+            if not reason.strip():
+                error = (
+                    "Write why the entry is coming down: the reason is kept in its history. "
+                    "Nothing was unpublished."
+                )
+            else:
+                try:
+                    workflow.unpublish_entry(entry, user=request.user, comment=reason.strip())
+                except workflow.WorkflowError as exc:
+                    messages.error(request, str(exc))
+                    return self._back(entry)
+                messages.success(
+                    request,
+                    f"“{entry.term}” is unpublished: readers no longer see it. Its versions "
+                    "are kept, and your reason is in its history.",
+                )
+                return self._back(entry)
+        return unpublish_confirmation(
+            request, self.admin_site, [entry], reason=reason, error=error, bulk=False
         )
 
     def archive_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
@@ -257,7 +283,10 @@ class EntryWorkflowPages:
         entry = self._entry(object_id)
         typed: dict[str, Any] = {
             "override_reason": request.POST.get("override_reason", ""),
-            "correction_note": request.POST.get("correction_note", ""),
+            # Coming back after an unpublish: why it came down is offered as the note.
+            "correction_note": request.POST.get("correction_note", "")
+            if request.method == "POST"
+            else workflow.withdrawal_reason(entry),
             "comment": request.POST.get("comment", ""),
             "material": request.method != "POST" or bool(request.POST.get("material")),
         }
@@ -314,9 +343,11 @@ class EntryWorkflowPages:
             "original": entry,
             "title": f"Publish “{entry.term}”",
             "results": results,
+            "rows": [(r, fix_html(r, request.user, "Fix it")) for r in results],
             "blocking": blocking,
             "warnings": [r for r in results if not r.blocking and not r.passed],
             "typed": typed,
+            "note_offered": request.method != "POST" and bool(typed["correction_note"]),
             "error": error,
             "can_override": can(request.user, Action.OVERRIDE_GATES),
             "in_review": entry.status in workflow.PUBLISH_FROM,
@@ -502,6 +533,35 @@ class EntryWorkflowPages:
             "urls": self._entry_urls(entry),
         }
         return TemplateResponse(request, "admin/glossary/entry/rollback.html", context)
+
+
+def unpublish_confirmation(
+    request: HttpRequest,
+    admin_site: Any,
+    entries: list[Entry],
+    *,
+    reason: str,
+    error: str,
+    bulk: bool,
+) -> TemplateResponse:
+    """The page that asks before entries leave the public site, and why (required)."""
+    context = {
+        **admin_site.each_context(request),
+        "opts": Entry._meta,
+        "title": (
+            f"Unpublish “{entries[0].term}”?"
+            if len(entries) == 1
+            else f"Unpublish these {len(entries)} entries?"
+        ),
+        "entries": entries,
+        "reason": reason,
+        "error": error,
+        "bulk": bulk,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+    }
+    return TemplateResponse(
+        request, "admin/glossary/entry/unpublish.html", context, status=400 if error else 200
+    )
 
 
 def _allow_self_approval() -> bool:

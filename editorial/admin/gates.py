@@ -16,9 +16,14 @@ on the server (editorial.permissions).
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.admin import site
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -27,13 +32,14 @@ from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from editorial import newsroom
 from editorial.admin.quotes import entry_quote_checks
-from editorial.gates import blocking_failures, run_gates, warnings
+from editorial.gates import GateResult, blocking_failures, run_gates, warnings
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
-from editorial.permissions import Action, acting_user, can
+from editorial.permissions import Action, Role, acting_user, can
 from glossary import publishing
 from glossary.entry_page import sponsorship_sentence
 from glossary.models import Disclosure, Entry, Episode, Organisation
@@ -155,13 +161,62 @@ def interest_not_needed(request: HttpRequest, entry_id: int, organisation_id: in
     )
 
 
-def gate_panel(entry: Entry | None, *, now: datetime.datetime | None = None) -> SafeString:
+# Who does what a check asks, when not everyone may (GateResult.fixed_by).
+WHO_ACTS: dict[Action, tuple[tuple[Role, ...], str]] = {
+    Action.CONFIRM_CITATION: ((Role.FACT_CHECKER,), "A fact-checker confirms this"),
+    Action.PUBLISH: ((Role.EDITOR,), "An editor decides this"),
+    Action.EDIT: ((Role.WRITER, Role.EDITOR), "A writer or editor makes this change"),
+}
+
+_viewer: ContextVar[Any] = ContextVar("gate_viewer", default=None)
+
+
+@contextmanager
+def viewed_by(user: Any) -> Iterator[None]:
+    """Within this block the checks panel offers its fixes to `user` (the change page's
+    reader; a readonly field is rendered without the request)."""
+    token = _viewer.set(user)
+    try:
+        yield
+    finally:
+        _viewer.reset(token)
+
+
+def fix_html(result: GateResult, user: Any, label: str = "Fix this") -> SafeString:
+    """Where `user` fixes what `result` found: a link, or, when the fix is someone else's
+    to make (a writer cannot set a citation's check date), who must act, by name."""
+    if result.passed or not result.fix_url:
+        return SafeString("")
+    if result.fixed_by is None or (user is not None and can(user, result.fixed_by)):
+        return format_html('<a href="{}">{}</a>', result.fix_url, label)
+    if result.fallback_url:
+        return format_html('<a href="{}">{}</a>', result.fallback_url, label)
+    roles, doing = WHO_ACTS[result.fixed_by]
+    people = [
+        person.get_full_name() or person.get_username()
+        for person in User.objects.filter(groups__name__in=[r.value for r in roles], is_active=True)
+        .distinct()
+        .order_by("first_name", "last_name", "username")[:3]
+    ]
+    ask = (
+        f"ask {' or '.join(people)}"
+        if people
+        else "nobody has that role yet: an admin gives it to someone"
+    )
+    return format_html('<span class="gate-who">{}: {}.</span>', doing, ask)
+
+
+def gate_panel(
+    entry: Entry | None, *, now: datetime.datetime | None = None, user: Any = None
+) -> SafeString:
     """The gate results as HTML for the entry's change page (a readonly field).
 
-    Blocking failures first, then warnings, then what passed.
+    Blocking failures first, then warnings, then what passed, each failure with the fix
+    its reader (`user`, else the one `viewed_by` names) can make.
     """
     if entry is None or entry.pk is None:
         return render_to_string("editorial/gates_panel.html", {"unsaved": True})
+    user = user if user is not None else _viewer.get()
     results = run_gates(entry, now=now, quote_checks=entry_quote_checks(entry.pk))
     # The entry's waiting schedule, or its last scheduled action if that failed:
     # the editor who scheduled it learns here (and on the dashboard) why it did not run.
@@ -178,8 +233,8 @@ def gate_panel(entry: Entry | None, *, now: datetime.datetime | None = None) -> 
         {
             "schedule": schedule,
             "schedule_when": newsroom.format_instant(schedule.due_at) if schedule else "",
-            "blocking": blocking_failures(results),
-            "warnings": warnings(results),
+            "blocking": [(r, fix_html(r, user)) for r in blocking_failures(results)],
+            "warnings": [(r, fix_html(r, user)) for r in warnings(results)],
             "passed": [r for r in results if r.passed],
             "entry": entry,
         },

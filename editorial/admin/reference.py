@@ -205,6 +205,21 @@ class EpisodeForm(forms.ModelForm[Episode]):
     # No Meta: the admin builds the form from the model with every field, so fields
     # added to Episode later appear without a change here.
 
+    def clean_duration(self) -> int | None:
+        """Refuse a duration that would end the episode before a time an entry cites: the
+        quote's timestamp would point past the end of the audio."""
+        duration: int | None = self.cleaned_data.get("duration")
+        if duration is None:
+            return duration
+        past = self.instance.moments_past(duration)
+        if past:
+            raise forms.ValidationError(
+                f"Episode {self.instance.number} cannot end at {format_timestamp(duration)}: "
+                f"{'; '.join(past)} would be past its end. Correct those times first, "
+                "or keep the longer duration."
+            )
+        return duration
+
     def clean_transcript_file(self) -> bytes | None:
         upload = self.cleaned_data.get("transcript_file")
         if not upload:

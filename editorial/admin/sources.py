@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from editorial import newsroom
+from editorial import newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.reference import ReferenceAdmin
 from editorial.permissions import Action, acting_user, can
@@ -264,6 +264,16 @@ class SourceAdmin(ReferenceAdmin):
                 [s.pk for s in sources],
                 user=user,
                 what=f"Citations confirmed on {newsroom.format_date(today)}.",
+            )
+            confirmed: dict[int, list[Citation]] = {}
+            for citation in (
+                Citation.objects.filter(source__in=sources)
+                .select_related("source")
+                .order_by("entry", "order", "pk")
+            ):
+                confirmed.setdefault(citation.entry_id, []).append(citation)
+            workflow.record_fact_checks(
+                confirmed, user=user, versions={v.entry_id: v for v in versions}, on=today
             )
         entries = len({v.entry_id for v in versions})
         self.message_user(

@@ -102,6 +102,7 @@ def test_main_admin_pages_have_no_serious_accessibility_violations(browser, site
         "/admin/glossary/entry/",
         "/admin/glossary/entry/add/",
         f"/admin/glossary/entry/{entry.pk}/change/",
+        f"/admin/glossary/entry/{entry.pk}/unpublish/",
         "/admin/glossary/source/",
         f"/admin/glossary/source/{source.pk}/change/",
         "/admin/glossary/episode/",

@@ -155,7 +155,9 @@ CASES = {
         "publish", Entry.Status.IN_REVIEW, Entry.Status.PUBLISHED, material="1"
     ),
     Action.OVERRIDE_GATES: _override,
-    Action.UNPUBLISH: _post_transition("unpublish", Entry.Status.PUBLISHED, Entry.Status.DRAFT),
+    Action.UNPUBLISH: _post_transition(
+        "unpublish", Entry.Status.PUBLISHED, Entry.Status.DRAFT, reason="Legal asked."
+    ),
     Action.ARCHIVE: _post_transition("archive", Entry.Status.DRAFT, Entry.Status.ARCHIVED),
     Action.SCHEDULE: _schedule,
     Action.ROLLBACK: _rollback,
