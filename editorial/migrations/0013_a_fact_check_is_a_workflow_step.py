@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('editorial', '0012_notification_delivery_failures'),
-        ('glossary', '0032_help_text_shows_its_tags_as_text'),
+        ('glossary', '0036_help_text_shows_its_tags_as_text'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('glossary', '0031_source_health_empty_page'),
+        ('glossary', '0035_feed_chapters_and_warnings'),
     ]
 
     operations = [
