@@ -9,7 +9,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from editorial import workflow
-from glossary.models import Entry
+from glossary import publishing
+from glossary.models import Entry, Episode, Quote
 from glossary.publishing import record_edit
 from tests.personas import client_for
 
@@ -77,3 +78,56 @@ def test_the_glossary_folder_redirects_to_the_index(published: Entry, client: Cl
     assert response.status_code == 301
     assert response["Location"] == "/"
     assert f'href="/glossary/{published.slug}/"' in client.get("/glossary/", follow=True).text
+
+
+# --- Listening from a person's page and the API -----------------------------------------------
+
+
+def test_a_person_pages_quote_times_play_the_episode_like_the_entry_page(
+    client: Client, demo: dict[str, int]
+) -> None:
+    quote = Quote.objects.select_related("speaker").get(entry__slug="interconnect", start=1538)
+    html = client.get(f"/people/{quote.speaker.slug}/").content.decode()
+    assert (
+        'at <a href="https://podcast.example/audio/episode-44.mp3#t=1538" class="listen" '
+        'data-listen-audio="https://podcast.example/audio/episode-44.mp3" '
+        'data-listen-start="1538" data-listen-label="episode 44 at 25:38">'
+        '<time datetime="PT25M38S">25:38</time></a>'
+    ) in html
+
+
+def test_each_quote_in_the_api_has_a_listen_url_and_keeps_its_fields(
+    client: Client, demo: dict[str, int]
+) -> None:
+    quotes = client.get("/api/v1/entries/interconnect/").json()["quotes"]
+    at_1538 = next(q for q in quotes if q["start"] == 1538)
+    assert at_1538["listen_url"] == "https://podcast.example/audio/episode-44.mp3#t=1538"
+    assert list(at_1538) == [
+        "text",
+        "verbatim",
+        "lightly_edited",
+        "speaker",
+        "affiliation",
+        "episode",
+        "start",
+        "end",
+        "transcript_checked",
+        "transcript_passage",
+        "listen_url",
+    ]
+    schema = client.get("/api/openapi.json").json()["components"]["schemas"]["QuoteOut"]
+    assert schema["properties"]["listen_url"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
+    assert "listen_url" not in schema.get("required", [])
+
+
+def test_a_quote_from_an_episode_without_audio_links_the_shows_page(
+    client: Client, demo: dict[str, int], editor: User, second_editor: User
+) -> None:
+    episode = Episode.objects.get(number=44)
+    Episode.objects.filter(pk=episode.pk).update(audio_url="")
+    entry = Entry.objects.get(slug="interconnect")
+    publishing.record_reference_change("episode", [episode.pk], user=editor, what="no audio")
+    publishing.publish(entry, user=second_editor, version=entry.versions.order_by("-number")[0])
+    quotes = client.get("/api/v1/entries/interconnect/").json()["quotes"]
+    at_1538 = next(q for q in quotes if q["start"] == 1538)
+    assert at_1538["listen_url"] == "https://podcast.example/episodes/44#t=1538"
