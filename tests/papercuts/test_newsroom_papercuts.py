@@ -131,3 +131,43 @@ def test_a_quote_from_an_episode_without_audio_links_the_shows_page(
     quotes = client.get("/api/v1/entries/interconnect/").json()["quotes"]
     at_1538 = next(q for q in quotes if q["start"] == 1538)
     assert at_1538["listen_url"] == "https://podcast.example/episodes/44#t=1538"
+
+
+# --- Search results -----------------------------------------------------------------------------
+
+
+def test_a_search_result_shows_the_passage_that_matched_with_the_words_marked(
+    make_ready_entry: Callable[..., Entry], editor: User, client: Client
+) -> None:
+    body = (
+        "Chips talk over short links. " * 6
+        + "Optical routing moves the <b>bits</b> & more between racks. "
+        + "Nothing else here. " * 8
+    )
+    entry = make_ready_entry("Fabric", body=body, summary="How racks route their traffic.")
+    workflow.submit_for_review(entry, user=entry.created_by)
+    workflow.publish_entry(entry, user=editor)
+    html = client.get("/search/?q=routes").content.decode()
+    row = html[html.index('href="/glossary/term-1-fabric/"') :]
+    row = row[: row.index("</li>")]
+    assert '<span class="summary">How racks <mark>route</mark> their traffic.</span>' in row
+    snippet = row[row.index('<span class="snippet">') :]
+    assert snippet.startswith('<span class="snippet">…') and snippet.endswith("…</span>")
+    assert (
+        "Optical <mark>routing</mark> moves the &lt;b&gt;bits&lt;/b&gt; &amp; more between racks."
+    ) in snippet
+    assert len(snippet) < 300  # the passage around the match, not the whole body
+    assert "<b>bits" not in html
+
+
+def test_a_word_found_only_in_the_summary_is_marked_there_with_no_snippet(
+    published: Entry, client: Client
+) -> None:
+    html = client.get("/search/?q=chips").content.decode()
+    row = html[html.index(f'href="/glossary/{published.slug}/"') :]
+    row = row[: row.index("</li>")]
+    assert '<span class="summary">The links that join AI <mark>chips</mark>.</span>' in row
+    assert '<span class="snippet">' not in row
+    html = client.get("/search/?q=explained").content.decode()
+    assert '<span class="snippet"><mark>explained</mark>' not in html
+    assert '<span class="snippet">Interconnect is <mark>explained</mark> here.</span>' in html
