@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
+from typing import Any
 
 import pytest
+import time_machine
 from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.test import Client
 
 from editorial import workflow
@@ -171,3 +175,44 @@ def test_a_word_found_only_in_the_summary_is_marked_there_with_no_snippet(
     html = client.get("/search/?q=explained").content.decode()
     assert '<span class="snippet"><mark>explained</mark>' not in html
     assert '<span class="snippet">Interconnect is <mark>explained</mark> here.</span>' in html
+
+
+# --- Locked out after failed sign-ins -------------------------------------------------------
+
+# 19:00 UTC is 14:00 in New York in December (EST).
+LOCKED_AT = datetime.datetime(2026, 12, 4, 19, 0, tzinfo=datetime.UTC)
+
+
+def sign_in(client: Client, password: str) -> HttpResponse:
+    return client.post(
+        "/admin/login/?next=/admin/",
+        {"username": "chief", "password": password},
+        REMOTE_ADDR="203.0.113.7",
+    )
+
+
+def test_the_lockout_page_says_until_when_in_newsroom_time_and_who_can_help(
+    client: Client, settings: Any
+) -> None:
+    settings.NEWSROOM_TIME_ZONE = "America/New_York"
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    User.objects.create_superuser("chief", "chief@example.com", "pw-chief-123")
+    with time_machine.travel(LOCKED_AT, tick=False):
+        for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+            assert sign_in(client, "wrong").status_code == 200
+        locked = sign_in(client, "wrong")
+    assert locked.status_code == 429
+    page = locked.content.decode()
+    assert "Signing in as “chief” from this device is paused after 5 wrong passwords." in page
+    assert "Wait 15 minutes" in page
+    assert (
+        '<strong id="lockout-until">Dec 4, 2026, 14:15 EST</strong> '
+        "(newsroom time, America/New_York)"
+    ) in page
+    assert "ask one of the desk's administrators to set a new one" in page
+    assert "19:15" not in page
+    # A guess while locked out starts the wait again, from that guess.
+    with time_machine.travel(LOCKED_AT + datetime.timedelta(minutes=5), tick=False):
+        again = sign_in(client, "pw-chief-123")
+    assert again.status_code == 429
+    assert '<strong id="lockout-until">Dec 4, 2026, 14:20 EST</strong>' in again.content.decode()
