@@ -42,6 +42,7 @@ from glossary.models import (
     Sponsorship,
     Transcript,
 )
+from glossary.timestamps import format_timestamp
 from glossary.topics import published_address_holder
 from glossary.transcript_imports import import_transcript
 from glossary.transcripts.feed import FeedError
@@ -292,7 +293,16 @@ class EpisodeAdmin(ReferenceAdmin):
             "editorial/transcript_segments.html",
             {
                 "transcript": stored,
-                "segments": segments,
+                # Times as quotes and references are typed and shown everywhere else: 25:38.
+                "segments": [
+                    {
+                        "start": format_timestamp(int(segment.start)),
+                        "end": format_timestamp(int(segment.end)),
+                        "speaker": segment.speaker,
+                        "text": segment.text,
+                    }
+                    for segment in segments
+                ],
                 "more": stored.segment_count - len(segments),
             },
         )

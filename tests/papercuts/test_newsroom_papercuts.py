@@ -8,13 +8,15 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.contrib import admin
 from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.test import Client
 
 from editorial import workflow
 from glossary import publishing
-from glossary.models import Entry, Episode, Quote
+from glossary.models import Entry, Episode, Quote, Transcript
+from glossary.timestamps import format_timestamp
 from glossary.publishing import record_edit
 from tests.personas import client_for
 
@@ -216,3 +218,55 @@ def test_the_lockout_page_says_until_when_in_newsroom_time_and_who_can_help(
         again = sign_in(client, "pw-chief-123")
     assert again.status_code == 429
     assert '<strong id="lockout-until">Dec 4, 2026, 14:20 EST</strong>' in again.content.decode()
+
+
+# --- One clock: the rest of the desk --------------------------------------------------------
+
+ZONE_LABEL = 'id="desk-time-zone"'
+
+
+def test_transcript_segments_show_times_as_the_rest_of_the_desk_does(
+    client: Client, demo: dict[str, int], superuser: User
+) -> None:
+    transcript = Transcript.objects.select_related("episode").get(episode__number=44)
+    Transcript.objects.filter(pk=transcript.pk).update(imported_at=LOCKED_AT)
+    segment = transcript.segments.get(start__gte=1538, start__lt=1539)
+    client.force_login(superuser)
+    html = client.get(f"/admin/glossary/episode/{transcript.episode_id}/change/").text
+    segments = html[html.index('<div class="transcript-segments">') :]
+    assert "on Dec 4, 2026, 14:00 EST" in segments
+    assert f"<tr><td>25:38</td><td>{format_timestamp(int(segment.end))}</td>" in segments
+    assert "1538.0" not in segments
+    assert html.count(ZONE_LABEL) == 1
+
+
+def test_every_desk_page_names_the_newsroom_zone_once(
+    client: Client, demo: dict[str, int], superuser: User
+) -> None:
+    client.force_login(superuser)
+    entry = Entry.objects.get(slug="interconnect")
+    pages = [
+        "/admin/",
+        "/admin/dashboard/",
+        "/admin/notifications/",
+        "/admin/password_change/",
+        f"/admin/glossary/entry/{entry.pk}/history/",
+        f"/admin/glossary/entry/{entry.pk}/compare/?a=live&b=working",
+        f"/admin/auth/user/{superuser.pk}/password/",
+    ]
+    for model in admin.site._registry:
+        prefix = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        pages.append(f"{prefix}add/")
+        first = model._default_manager.order_by("pk").first()
+        if first is not None:
+            pages += [f"{prefix}{first.pk}/change/", f"{prefix}{first.pk}/history/"]
+    unlabelled, shown = [], 0
+    for page in pages:
+        response = client.get(page)
+        if response.status_code == 403:  # a record nobody adds by hand (versions, events)
+            continue
+        shown += 1
+        if response.status_code != 200 or response.text.count(ZONE_LABEL) != 1:
+            unlabelled.append((page, response.status_code, response.text.count(ZONE_LABEL)))
+    assert unlabelled == []
+    assert shown > 30
