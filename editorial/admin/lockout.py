@@ -37,7 +37,6 @@ def lockout_response(
         "until": newsroom.format_instant(attempted + cool_off),
         "zone": settings.NEWSROOM_TIME_ZONE,
     }
-    response = TemplateResponse(
-        request, "admin/lockout.html", context, status=settings.AXES_HTTP_RESPONSE_CODE
-    )
+    # 429 Too Many Requests, as axes answers (AXES_HTTP_RESPONSE_CODE, not set here).
+    response = TemplateResponse(request, "admin/lockout.html", context, status=429)
     return response.render()

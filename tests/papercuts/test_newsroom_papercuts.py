@@ -10,14 +10,13 @@ import pytest
 import time_machine
 from django.contrib import admin
 from django.contrib.auth.models import User
-from django.http import HttpResponse
 from django.test import Client
 
 from editorial import workflow
 from glossary import publishing
 from glossary.models import Entry, Episode, Quote, Transcript
-from glossary.timestamps import format_timestamp
 from glossary.publishing import record_edit
+from glossary.timestamps import format_timestamp
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db
@@ -185,7 +184,7 @@ def test_a_word_found_only_in_the_summary_is_marked_there_with_no_snippet(
 LOCKED_AT = datetime.datetime(2026, 12, 4, 19, 0, tzinfo=datetime.UTC)
 
 
-def sign_in(client: Client, password: str) -> HttpResponse:
+def sign_in(client: Client, password: str) -> Any:
     return client.post(
         "/admin/login/?next=/admin/",
         {"username": "chief", "password": password},
