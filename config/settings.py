@@ -161,6 +161,8 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "config.security.client_ip"
 AXES_SENSITIVE_PARAMETERS = ["password", "password1", "password2", "csrfmiddlewaretoken"]
+# Says until when (newsroom time) and who can help, instead of axes' one line.
+AXES_LOCKOUT_CALLABLE = "editorial.admin.lockout.lockout_response"
 # How many proxies in front of gunicorn append to X-Forwarded-For (0: none, use REMOTE_ADDR).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
 

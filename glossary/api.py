@@ -33,7 +33,7 @@ from pydantic import Field
 from glossary import document, selectors
 from glossary.cache import content_etag, public_page
 from glossary.document import EntryDocument, Facts
-from glossary.entry_page import disclosure_parts
+from glossary.entry_page import disclosure_parts, moment
 from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
 from glossary.models import ListingCount, PublicRecord
@@ -132,6 +132,12 @@ class QuoteOut(Schema):
     )
     transcript_passage: str = Field(
         "", description="The verbatim transcript around a checked quote, one segment a line."
+    )
+    listen_url: str | None = Field(
+        None,
+        description="Plays the episode from `start`, as the entry page's time links do: its "
+        "audio file with a media fragment (`…/episode-44.mp3#t=1538`), or else its page in "
+        "the show's deep-link style. Null when the episode has neither.",
     )
 
 
@@ -384,6 +390,7 @@ def entry_detail(
                 end=q.end,
                 transcript_checked=q.check is not None and q.check.verified,
                 transcript_passage=q.check.passage if q.check and q.check.verified else "",
+                listen_url=moment(facts, q.episode, q.start).href or None,
             )
             for q in doc.quotes
         ],

@@ -42,7 +42,6 @@ from glossary.document import EntryDocument, Facts
 from glossary.entry_page import Moment, disclosure_text
 from glossary.models import Entry, EntryVersion, Listing
 from glossary.paths import absolute, path_for
-from glossary.timestamps import format_timestamp, iso_duration
 
 
 def render_live(version: EntryVersion, entry: Entry, doc: EntryDocument, facts: Facts) -> None:
@@ -111,11 +110,16 @@ def _moment(facts: Facts, episode_id: int, seconds: int) -> Moment:
     return Moment(episode.number, episode.listen_url, style, seconds, episode.audio_url)
 
 
-def _moment_link(moment: Moment) -> str:
+def _moment_link(moment: Moment, *, named: bool = False) -> str:
+    """The time as a link that plays the episode; `named`: the text before it names the episode."""
     time = f'<time datetime="{moment.iso}">{moment.label}</time>'
     if not moment.href:
         return time
-    hidden = f'<span class="visually-hidden">Listen to episode {moment.number} at </span>'
+    hidden = (
+        ""
+        if named
+        else f'<span class="visually-hidden">Listen to episode {moment.number} at </span>'
+    )
     return f'<a href="{escape(moment.href)}"{moment.listen_attrs}>{hidden}{time}</a>'
 
 
@@ -168,9 +172,10 @@ def named_parts(doc: EntryDocument, facts: Facts, link: str) -> dict[tuple[str, 
         episode_path = path_for(
             "glossary:episode", show.slug if show else "", episode.season, episode.number
         )
+        # The time plays the episode from there, as the entry page's does.
         when = (
             f'<a href="{escape(episode_path)}">episode {episode.number}</a> at '
-            f'<time datetime="{iso_duration(q.start)}">{format_timestamp(q.start)}</time>'
+            f"{_moment_link(_moment(facts, q.episode, q.start), named=True)}"
         )
         aired = (episode.air_date or datetime.date.min).isoformat()
         add(

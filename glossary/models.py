@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Collection, Iterable
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
@@ -449,6 +449,13 @@ class Entry(models.Model):
         PUBLISHED = "published", "Published"
         ARCHIVED = "archived", "Archived"
 
+    # The workflow's states of an entry that is live meanwhile, as the desk names them.
+    LIVE_EDIT_LABELS: ClassVar[dict[str, str]] = {
+        Status.DRAFT: "Live, with unpublished changes",
+        Status.IN_REVIEW: "Live, with changes in review",
+        Status.CHANGES_REQUESTED: "Live, with changes requested",
+    }
+
     term = SingleLineCharField(max_length=200)
     slug = models.SlugField(
         max_length=200,
@@ -581,6 +588,17 @@ class Entry(models.Model):
     @property
     def is_live(self) -> bool:
         return self.live_version_id is not None
+
+    def status_label(self) -> str:
+        """The entry's state as the desk names it everywhere (change page, lists, dashboard).
+
+        A live entry being edited is a draft in the workflow, but readers still see its
+        live version: the label says so instead of reading as if nothing were public.
+        """
+        status = Entry.Status(self.status)
+        if self.is_live and status in self.LIVE_EDIT_LABELS:
+            return self.LIVE_EDIT_LABELS[status]
+        return str(status.label)
 
     def alias_list(self) -> list[str]:
         return [line.strip() for line in self.aliases.splitlines() if line.strip()]

@@ -46,6 +46,7 @@ from functools import cached_property
 from typing import Any, Literal, overload
 
 from django.db import connection
+from django.utils.html import escape
 from rapidfuzz import fuzz
 
 from glossary import document, listing, selectors
@@ -86,26 +87,28 @@ class Hit:
     row_html: str
     api_row: str
     fuzzy: bool = False
+    version_id: int = 0
 
 
 # What a hit is read with: its rows as both the page and the API show them, or one of them
 # (the other left empty): a page of hits reads fifty of each, and each consumer shows one.
 Shows = Literal["row_html", "api_row", "both"]
 _HIT_COLUMNS: dict[str, str] = {
-    "both": "l.term, l.slug, l.row_html, l.api_row",
-    "row_html": "l.term, l.slug, l.row_html",
-    "api_row": "l.term, l.slug, l.api_row",
+    "both": "l.term, l.slug, l.row_html, l.api_row, l.version_id",
+    "row_html": "l.term, l.slug, l.row_html, l.version_id",
+    "api_row": "l.term, l.slug, l.api_row, l.version_id",
 }
 
 
 def _hit(row: tuple[Any, ...], shows: Shows, *, fuzzy: bool = False) -> Hit:
+    *fields, version_id = row
     if shows == "both":
-        term, slug, row_html, api_row = row
-        return Hit(term, slug, row_html, api_row, fuzzy=fuzzy)
-    term, slug, shown = row
+        term, slug, row_html, api_row = fields
+        return Hit(term, slug, row_html, api_row, fuzzy=fuzzy, version_id=version_id)
+    term, slug, shown = fields
     if shows == "row_html":
-        return Hit(term, slug, shown, "", fuzzy=fuzzy)
-    return Hit(term, slug, "", shown, fuzzy=fuzzy)
+        return Hit(term, slug, shown, "", fuzzy=fuzzy, version_id=version_id)
+    return Hit(term, slug, "", shown, fuzzy=fuzzy, version_id=version_id)
 
 
 def normalise_query(raw: str) -> str:
@@ -586,3 +589,96 @@ def reindex_all() -> int:
         index_live(version)
         count += 1
     return count
+
+
+# --- What matched, marked -----------------------------------------------------------------
+
+# Characters either side of the first match that a result's snippet shows.
+SNIPPET_CONTEXT = 80
+# A word of the query as websearch syntax reads it: `or` joins, `-word` excludes.
+_QUERY_WORD = re.compile(r"\w+")
+# Endings the English stemmer drops, so "routing" marks "routes" as the search found it.
+_ENDINGS = ("ing", "ed", "es", "s")
+
+
+def _word_pattern(q: str) -> re.Pattern[str] | None:
+    """What in a hit's text the query's words match: each word's stem, to the word's end."""
+    stems = []
+    for token in q.split():
+        if token.lower() == "or" or token.startswith("-"):
+            continue
+        for word in _QUERY_WORD.findall(token.lower()):
+            for ending in _ENDINGS:
+                if word.endswith(ending) and len(word) - len(ending) >= 3:
+                    word = word[: -len(ending)]
+                    break
+            stems.append(re.escape(word))
+    if not stems:
+        return None
+    longest_first = sorted(set(stems), key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(longest_first)})\w*", re.IGNORECASE)
+
+
+def mark(text: str, pattern: re.Pattern[str]) -> str:
+    """`text` escaped as HTML, each match of `pattern` in `<mark>`."""
+    out, last = [], 0
+    for match in pattern.finditer(text):
+        out += [escape(text[last : match.start()]), f"<mark>{escape(match.group())}</mark>"]
+        last = match.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+def snippet(text: str, pattern: re.Pattern[str]) -> str:
+    """The passage of `text` around its first match, escaped and marked; "" without one.
+
+    Cut at words, on one line of the text (a line is a paragraph, a reference or a
+    quote), with "…" where it was cut.
+    """
+    found = pattern.search(text)
+    if found is None:
+        return ""
+    line_start = text.rfind("\n", 0, found.start()) + 1
+    line_end = text.find("\n", found.end())
+    line_end = len(text) if line_end == -1 else line_end
+    start = max(line_start, found.start() - SNIPPET_CONTEXT)
+    end = min(line_end, found.end() + SNIPPET_CONTEXT)
+    if start > line_start:
+        start = text.find(" ", start, found.start()) + 1 or found.start()
+    if end < line_end:
+        cut = text.rfind(" ", found.end(), end)
+        end = cut if cut != -1 else end
+    passage = mark(text[start:end].strip(), pattern)
+    return f"{'…' if start > line_start else ''}{passage}{'…' if end < line_end else ''}"
+
+
+def marked_rows(hits: list[Hit], q: str) -> list[str]:
+    """The hits' rows for the search page, with where the query matched shown and marked.
+
+    The summary's matches are marked in place; a match in the rest of the entry (aliases,
+    body, references, quotes) adds the passage around it. One query for the page; the
+    closest spellings (`fuzzy`) matched nothing, so they keep their rows.
+    """
+    pattern = _word_pattern(q)
+    shown = [hit for hit in hits if not hit.fuzzy and hit.version_id]
+    if pattern is None or not shown:
+        return [hit.row_html for hit in hits]
+    texts = {
+        pk: (summary, text)
+        for pk, summary, text in EntryVersion.objects.filter(
+            pk__in=[hit.version_id for hit in shown]
+        ).values_list("pk", "summary", "search_text")
+    }
+    rows = []
+    for hit in hits:
+        row = hit.row_html
+        if hit.version_id in texts and row.endswith("</li>"):
+            summary, text = texts[hit.version_id]
+            plain = f'<span class="summary">{escape(summary)}</span>'
+            if summary and plain in row:
+                row = row.replace(plain, f'<span class="summary">{mark(summary, pattern)}</span>')
+            passage = snippet(text, pattern)
+            if passage:
+                row = f'{row[: -len("</li>")]}<span class="snippet">{passage}</span></li>'
+        rows.append(row)
+    return rows

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.urls import include, path, register_converter
+from django.views.generic import RedirectView
 
 from glossary import api, podcasting, reference_views, views
 from glossary.cache import public_page
@@ -13,6 +14,12 @@ app_name = "glossary"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # Readers trim an entry's address to its folder: the entries are listed at the index.
+    path(
+        "glossary/",
+        RedirectView.as_view(pattern_name="glossary:home", permanent=True),
+        name="glossary-index",
+    ),
     path("glossary/<slug:slug>/", views.entry, name="entry"),
     path("episodes/", reference_views.episode_list, name="episodes"),
     path(

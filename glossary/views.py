@@ -38,7 +38,7 @@ from glossary.pagination import (
     pager_html,
 )
 from glossary.paths import absolute, path_for
-from glossary.search import COUNT_LIMIT, normalise_query, results
+from glossary.search import COUNT_LIMIT, marked_rows, normalise_query, results
 from glossary.shells import Shell
 from glossary.throttle import limited
 
@@ -289,7 +289,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
             heading = f"Nothing found for “{escape(query)}”"
         fuzzy = "<p>No exact matches; these terms are spelt similarly.</p>" if found.fuzzy else ""
         pager = pager_html(request, number, pages, keep=("q",), has_next=has_next)
-        rows = "".join(hit.row_html for hit in hits)
+        rows = "".join(marked_rows(hits, query))
         home = escape(path_for("glossary:home"))
         hint = (
             ""

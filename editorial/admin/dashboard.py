@@ -194,7 +194,8 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     for row in sources.items:
         row.change = by_source.get(row.pk)
 
-    check_dates = Rows.of(check_dates_only_entries())
+    edited = live_with_changes()
+    check_dates = Rows.of(check_dates_only_entries(edited))
 
     # Only the published entries the SQL form of the blocking checks finds are
     # checked for real, and only as many as the list shows: the page costs the
@@ -259,6 +260,7 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         "stale": stale,
         "never_checked": never_checked,
         "check_dates": check_dates,
+        "live_edited": Rows.of(edited),
         "freshness_days": window,
         "sources": sources,
         "failing": Rows(failing[:DASHBOARD_ROWS], len(failing) > DASHBOARD_ROWS),
@@ -269,14 +271,14 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     }
 
 
-def check_dates_only_entries() -> list[Entry]:
-    """Live entries whose working copy differs from the live version only in check dates.
+def live_with_changes() -> list[Entry]:
+    """Live entries whose working copy has changes readers do not see yet, A–Z.
 
     One query: each entry's live version and newest version's documents side by
     side; `changed_by` is who saved the newest version.
     """
     newest = EntryVersion.objects.filter(entry=OuterRef("pk")).order_by("-number")
-    candidates = (
+    return list(
         Entry.objects.filter(live_version__isnull=False, has_unpublished_changes=True)
         .exclude(status=Entry.Status.ARCHIVED)
         .select_related("live_version")
@@ -287,6 +289,15 @@ def check_dates_only_entries() -> list[Entry]:
         )
         .order_by("term")
     )
+
+
+def check_dates_only_entries(candidates: list[Entry] | None = None) -> list[Entry]:
+    """Live entries whose working copy differs from the live version only in check dates.
+
+    Among `candidates` (by default `live_with_changes()`).
+    """
+    if candidates is None:
+        candidates = live_with_changes()
     found = []
     for entry in candidates:
         live = entry.live_version

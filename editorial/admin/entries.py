@@ -264,12 +264,19 @@ class StaleSourcesFilter(admin.SimpleListFilter):
 
 
 class EntryAdmin(DeskModelAdmin[Entry]):
-    list_display = ["term", "slug", "status", "is_live", "unpublished_changes", "last_published_at"]
+    list_display = [
+        "term",
+        "slug",
+        "status_label",
+        "is_live",
+        "unpublished_changes",
+        "last_published_at",
+    ]
     list_filter = ["status", TagFilter, ShowFilter, StaleSourcesFilter]
     search_fields = ["term", "slug", "aliases", "summary"]
     prepopulated_fields = {"slug": ["term"]}
     readonly_fields = [
-        "status",
+        "status_label",
         "public_page",
         "last_published_at",
         "significant_change_at",
@@ -279,7 +286,14 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         (None, {"fields": ["term", "slug", "aliases", "summary", "body", "tags"]}),
         (
             "Publishing",
-            {"fields": ["status", "public_page", "last_published_at", "significant_change_at"]},
+            {
+                "fields": [
+                    "status_label",
+                    "public_page",
+                    "last_published_at",
+                    "significant_change_at",
+                ]
+            },
         ),
         # editorial.gates: what would block publishing the saved working copy, and the fixes.
         ("Publish checks", {"fields": ["publish_checks"]}),
@@ -304,6 +318,10 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         elif db_field.name == "body":
             kwargs["widget"] = forms.Textarea(attrs={"rows": 18, "cols": 90})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description="status", ordering="status")
+    def status_label(self, obj: Entry) -> str:
+        return obj.status_label()
 
     @admin.display(boolean=True, description="live")
     def is_live(self, obj: Entry) -> bool:

@@ -67,6 +67,7 @@ class EntryWorkflowPages:
         dates_only = dates_pair is not None
         return {
             "status": status,
+            "status_label": entry.status_label(),
             "review_comment": workflow.open_review_comment(entry),
             "latest_version": latest,
             "live_version": entry.live_version.number if entry.live_version else None,

@@ -361,7 +361,16 @@ class EpisodeAdmin(ReferenceAdmin):
             "editorial/transcript_segments.html",
             {
                 "transcript": stored,
-                "segments": segments,
+                # Times as quotes and references are typed and shown everywhere else: 25:38.
+                "segments": [
+                    {
+                        "start": format_timestamp(int(segment.start)),
+                        "end": format_timestamp(int(segment.end)),
+                        "speaker": segment.speaker,
+                        "text": segment.text,
+                    }
+                    for segment in segments
+                ],
                 "more": stored.segment_count - len(segments),
             },
         )

@@ -126,7 +126,7 @@ class SourceAdmin(ReferenceAdmin):
                     (
                         reverse("admin:glossary_entry_change", args=[c.entry_id]),
                         c.entry.term,
-                        c.entry.get_status_display(),
+                        c.entry.status_label(),
                         f" — checked {newsroom.format_date(c.checked_on)}" if c.checked_on else "",
                     )
                     for c in citations

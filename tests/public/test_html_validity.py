@@ -67,6 +67,7 @@ NOT_HTML = {
     "robots",
     "api-openapi",
     "bench-trivial",
+    "glossary-index",  # a redirect to the index ("home")
 }
 # Invalid on purpose: the quote figure as it was written before, its caption followed by
 # the note that the quote was checked.
