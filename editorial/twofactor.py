@@ -64,7 +64,7 @@ def app_device(user: User) -> TOTPDevice | None:
 
 
 def is_enrolled(user: User) -> bool:
-    return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+    return bool(TOTPDevice.objects.filter(user=user, confirmed=True).exists())
 
 
 def pending_device(user: User) -> TOTPDevice:
@@ -158,7 +158,7 @@ def new_recovery_codes(user: User) -> list[str]:
 
 
 def recovery_codes_left(user: User) -> int:
-    return StaticToken.objects.filter(device__user=user, device__confirmed=True).count()
+    return int(StaticToken.objects.filter(device__user=user, device__confirmed=True).count())
 
 
 def reset(user: User) -> int:
@@ -235,9 +235,9 @@ class RequireTwoFactorMiddleware:
             return None
         if request.path_info in _exempt_paths():
             return None
-        if enrolled_in_session(request, user):  # type: ignore[arg-type]
+        if enrolled_in_session(request, user):
             target = "desk:2fa-verify"
-        elif is_required(user):  # type: ignore[arg-type]
+        elif is_required(user):
             target = "desk:2fa-setup"
         else:
             return None

@@ -34,7 +34,7 @@ class DeskUserAdmin(DeskModelAdmin[User], UserAdmin[User]):
 
     # Of what keeps an account, the delete page lists this many (a writer has thousands).
     protected_shown = 20
-    list_display = (*UserAdmin.list_display, "two_factor")
+    list_display = ("username", "email", "first_name", "last_name", "is_staff", "two_factor")
     actions = ["reset_two_factor"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[User]:

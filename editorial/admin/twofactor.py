@@ -89,12 +89,18 @@ def _wrong_code_message(result: twofactor.Verification) -> str:
     )
 
 
+def _lockout(request: HttpRequest, credentials: dict[str, str]) -> HttpResponse:
+    """django-axes' answer to a locked-out person (429), with the session signed out."""
+    logout(request)
+    response: HttpResponse = get_lockout_response(request, None, credentials)
+    return response
+
+
 def _count_failure(request: HttpRequest, credentials: dict[str, str]) -> HttpResponse | None:
     """Record a wrong code with django-axes; the lockout answer if that was one too many."""
     user_login_failed.send(sender=__name__, credentials=credentials, request=request)
     if getattr(request, "axes_locked_out", False):
-        logout(request)
-        return get_lockout_response(request, None, credentials)
+        return _lockout(request, credentials)
     return None
 
 
@@ -113,8 +119,7 @@ def verify_view(request: HttpRequest) -> HttpResponse:
         return HttpResponseRedirect(next_url)
     credentials = {"username": user.get_username()}
     if AxesProxyHandler.is_locked(request, credentials):
-        logout(request)
-        return get_lockout_response(request, None, credentials)
+        return _lockout(request, credentials)
     form = SignInCodeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         result = twofactor.verify(user, form.cleaned_data["code"])
@@ -141,9 +146,7 @@ def verify_view(request: HttpRequest) -> HttpResponse:
 
 def _qr_svg(url: str) -> str:
     qr = segno.make(url, error="m")
-    return str(
-        qr.svg_inline(scale=4, title="QR code for your authenticator app", omitsize=False)
-    )
+    return str(qr.svg_inline(scale=4, title="QR code for your authenticator app", omitsize=False))
 
 
 @never_cache
@@ -161,8 +164,7 @@ def setup_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         credentials = {"username": user.get_username()}
         if AxesProxyHandler.is_locked(request, credentials):
-            logout(request)
-            return get_lockout_response(request, None, credentials)
+            return _lockout(request, credentials)
         result = twofactor.confirm(device, form.cleaned_data["code"])
         if result.device is not None:
             confirmed = TOTPDevice.objects.get(pk=device.pk)

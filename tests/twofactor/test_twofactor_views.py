@@ -247,7 +247,9 @@ def test_an_admin_resets_a_persons_two_factor_and_it_is_logged(
     with time_machine.travel(NOW + STEP, tick=False):
         client = Client()
         password_sign_in(client, admin_user)
-        client.post("/admin/2fa/verify/", {"code": app_code(admin_user.totpdevice_set.get())})
+        client.post(
+            "/admin/2fa/verify/", {"code": app_code(TOTPDevice.objects.get(user=admin_user))}
+        )
         users = client.get("/admin/auth/user/").content.decode()
         assert "Two-factor login" in users
         response = client.post(
