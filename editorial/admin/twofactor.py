@@ -146,7 +146,15 @@ def verify_view(request: HttpRequest) -> HttpResponse:
 
 def _qr_svg(url: str) -> str:
     qr = segno.make(url, error="m")
-    return str(qr.svg_inline(scale=4, title="QR code for your authenticator app", omitsize=False))
+    return str(
+        qr.svg_inline(
+            scale=4,
+            border=4,
+            dark="black",
+            light="white",
+            title="QR code for your authenticator app",
+        )
+    )
 
 
 @never_cache
