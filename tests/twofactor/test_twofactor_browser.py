@@ -1,6 +1,7 @@
 """Two-factor login in a real browser: an editor is sent to set up an app at their first
 sign-in, confirms a code computed from the secret the page shows, saves the recovery
-codes, signs out, and signs in again with the password and a code."""
+codes, signs out, and signs in again with the password and a code; axe-core finds no serious
+accessibility problem on the two pages."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.contrib.auth.models import User
 from django_otp.oath import totp
 
 from editorial import twofactor
+from tests.accessibility.test_axe_browser import serious_violations
 from tests.browser import ARTIFACTS
 
 
@@ -41,6 +43,7 @@ def test_an_editor_enrols_then_signs_in_with_a_code(
     assert page.is_visible(".twofactor-qr svg")
     assert page.get_attribute("#twofactor-uri", "href").startswith("otpauth://totp/")
     secret = page.inner_text("#twofactor-secret")
+    assert not serious_violations(page)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "twofactor-setup.png"), full_page=True)
     page.fill("#id_code", code_from(secret))
@@ -60,6 +63,7 @@ def test_an_editor_enrols_then_signs_in_with_a_code(
     page.wait_for_url(f"{base}/admin/2fa/verify/?next=%2Fadmin%2F")
     # A code is good once: the next step's code, as an app whose clock runs a little ahead
     # shows it, rather than waiting thirty seconds for the app to move on.
+    assert not serious_violations(page)
     page.fill("#id_code", code_from(secret, steps_ahead=1))
     page.screenshot(path=str(ARTIFACTS / "twofactor-verify.png"), full_page=True)
     page.click("#twofactor-form input[type=submit]")
