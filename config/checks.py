@@ -4,7 +4,8 @@ Django's own deploy checks cover HSTS, cookies, the SSL redirect and the
 secret key's strength. These add what a production Glossary Desk needs on top:
 PostgreSQL, Redis for the cache and the Celery broker, explicit hosts, a mail
 server for the notifications, no SSRF allowance for the link checker, an
-enforced Content-Security-Policy and a second pair of eyes on every publish. The
+enforced Content-Security-Policy, a second pair of eyes on every publish and two-factor
+login for editors and admins. The
 migrate service runs ``check --deploy --fail-level WARNING`` first, so a deploy
 with any of these problems stops before it touches the database.
 """
@@ -122,6 +123,16 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[Ch
                 hint="Point CACHE_REDIS_URL at a Redis of its own with maxmemory and "
                 "maxmemory-policy allkeys-lru (docker-compose.yml's `cache` service).",
                 id="glossary.W006",
+            )
+        )
+    if not getattr(settings, "DESK_REQUIRE_2FA", True):
+        messages.append(
+            Warning(
+                "DESK_REQUIRE_2FA is off: editors and admins can use the desk, publish and "
+                "manage accounts with a password alone.",
+                hint="Unset DESK_REQUIRE_2FA (it is on in production) so they must set up "
+                "an authenticator app (docs/two-factor.md).",
+                id="glossary.W007",
             )
         )
     if getattr(settings, "LINKCHECK_ALLOW_PRIVATE", []):

@@ -50,6 +50,11 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "taggit",
     "axes",
+    # Two-factor sign-in for the desk (editorial.twofactor): authenticator apps and
+    # recovery codes.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "glossary",
     "editorial",
     # Registers the deploy checks (config/checks.py).
@@ -69,7 +74,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Whether the session passed its two-factor step (request.user.is_verified()).
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A desk page for an unverified session leads to the code (or enrolment) first.
+    "editorial.twofactor.RequireTwoFactorMiddleware",
     # The desk's pages show and read times in the newsroom's zone (editorial.newsroom).
     "editorial.newsroom.DeskTimeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -163,6 +172,14 @@ AXES_CLIENT_IP_CALLABLE = "config.security.client_ip"
 AXES_SENSITIVE_PARAMETERS = ["password", "password1", "password2", "csrfmiddlewaretoken"]
 # Says until when (newsroom time) and who can help, instead of axes' one line.
 AXES_LOCKOUT_CALLABLE = "editorial.admin.lockout.lockout_response"
+# Two-factor sign-in (editorial.twofactor, docs/two-factor.md). On, editors and admins
+# (anyone who may publish or manage accounts) must enrol an authenticator app before
+# using the desk; anyone who enrolled is asked for a code at every sign-in either way.
+# On by default in production (`check --deploy` warns when it is off), off under
+# `make run` so the demo logins work with a password alone.
+DESK_REQUIRE_2FA = env_bool("DESK_REQUIRE_2FA", not DEBUG)
+# The name authenticator apps list the desk's codes under.
+OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Glossary Desk")
 # How many proxies in front of gunicorn append to X-Forwarded-For (0: none, use REMOTE_ADDR).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
 

@@ -36,6 +36,14 @@ def no_fetch_on_confirm(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def two_factor_optional(settings: Any) -> None:
+    # Most tests sign in with client.force_login and no second factor; the requirement is
+    # on in tests/twofactor, which are about it. (It is off under DEBUG anyway: this holds
+    # the suite to it whatever the environment says.)
+    settings.DESK_REQUIRE_2FA = False
+
+
+@pytest.fixture(autouse=True)
 def fast_passwords(settings: Any) -> None:
     # Real hashing costs about a second per user here; no test is about its strength.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

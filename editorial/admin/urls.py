@@ -10,6 +10,7 @@ from django.urls import path
 from editorial.admin.dashboard import dashboard_view
 from editorial.admin.gates import generate_sponsorship, interest_not_needed
 from editorial.admin.quotes import move_quote
+from editorial.admin.twofactor import overview_view, setup_view, verify_view
 from editorial.notify_views import preferences
 
 app_name = "desk"
@@ -17,6 +18,10 @@ app_name = "desk"
 urlpatterns = [
     path("dashboard/", site.admin_view(dashboard_view), name="dashboard"),
     path("notifications/", site.admin_view(preferences), name="notifications"),
+    # Two-factor sign-in (editorial.twofactor): the person's page, enrolment, the code step.
+    path("2fa/", site.admin_view(overview_view), name="2fa"),
+    path("2fa/setup/", site.admin_view(setup_view), name="2fa-setup"),
+    path("2fa/verify/", site.admin_view(verify_view), name="2fa-verify"),
     path(
         "gates/<int:entry_id>/sponsorship/<int:episode_id>/",
         site.admin_view(generate_sponsorship),

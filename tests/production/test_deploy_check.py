@@ -64,6 +64,7 @@ SCENARIOS: dict[str, Callable[[], dict[str, str]]] = {
         CONTENT_SECURITY_POLICY_REPORT_ONLY="true",
         WORKFLOW_ALLOW_SELF_APPROVAL="true",
         CACHE_REDIS_URL="",  # the page cache falls back to the broker's Redis
+        DESK_REQUIRE_2FA="false",
     ),
     # The mail server left blank in .env: with notifications on, nobody would hear.
     "no mail server": lambda: production_env(EMAIL_HOST=""),
@@ -143,6 +144,12 @@ def test_production_is_https_only_caches_in_redis_and_hashes_static_files() -> N
     ]
 
 
+def test_production_requires_two_factor_login_and_development_does_not() -> None:
+    assert settings_value(production_env(), "settings.DESK_REQUIRE_2FA") == "True"
+    development = {**production_env(), "DEBUG": "true"}
+    assert settings_value(development, "settings.DESK_REQUIRE_2FA") == "False"
+
+
 def test_a_blank_secret_key_stops_the_deployment(checks: dict) -> None:
     result = checks["blank secret key"]
     assert result.returncode != 0
@@ -176,6 +183,7 @@ def test_an_unsafe_production_setting_fails_the_deploy_check(
         ("glossary.W004", "Unset CONTENT_SECURITY_POLICY_REPORT_ONLY"),
         ("glossary.W005", "Unset WORKFLOW_ALLOW_SELF_APPROVAL"),
         ("glossary.W006", "Point CACHE_REDIS_URL at a Redis of its own"),
+        ("glossary.W007", "Unset DESK_REQUIRE_2FA"),
     ],
 )
 def test_a_loosened_defence_is_a_warning_with_a_hint(checks: dict, problem: str, hint: str) -> None:

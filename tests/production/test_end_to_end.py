@@ -4,7 +4,8 @@ It runs what docker-compose.yml and the Dockerfile run: the image's
 collectstatic step, the release step (check --deploy, migrate) against a
 fresh PostgreSQL database, gunicorn with the production settings, a Celery
 worker and beat against a Redis of its own, and the link checker's local
-test site. Then, over HTTP only, an editor signs in, writes and publishes an
+test site. Then, over HTTP only, an editor signs in (setting up two-factor login,
+which production requires), writes and publishes an
 entry citing a good and a missing page, and the scheduled checks find which
 is which. Stopping Redis leaves the public site up and /readyz not ready;
 starting it again lets the next scheduled check run.
@@ -15,6 +16,7 @@ that started it, whatever happens.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
@@ -35,6 +37,7 @@ from typing import Any
 import pytest
 import redis
 import requests
+from django_otp.oath import totp
 
 from tests.linkcheck.server import LocalSite
 from tests.production.conftest import free_port
@@ -453,6 +456,19 @@ def sign_in(web: Browser) -> None:
     fields.update(username=ADMIN_USER, password=ADMIN_PASSWORD)
     response = web.post("/admin/login/?next=/admin/", fields)
     assert response.status_code == 302 and response.headers["Location"] == "/admin/", response.text
+    # Production requires two-factor login of an admin (DESK_REQUIRE_2FA): the desk sends
+    # them to set up an app first, and the code is computed from the secret the page shows.
+    setup = web.get("/admin/")
+    assert setup.status_code == 302, setup.text[:2000]
+    assert setup.headers["Location"].startswith("/admin/2fa/setup/"), setup.headers["Location"]
+    page = web.get(setup.headers["Location"])
+    secret = re.search(r'<code id="twofactor-secret">([A-Z2-7 ]+)</code>', page.text)
+    assert secret, page.text[:2000]
+    fields = form_fields(page.text, "twofactor-form")
+    fields["code"] = f"{totp(base64.b32decode(secret.group(1).replace(' ', ''))):06d}"
+    enrolled = web.post("/admin/2fa/setup/", fields)
+    assert enrolled.status_code == 200 and "recovery-codes" in enrolled.text, enrolled.text[:2000]
+    assert web.get("/admin/").status_code == 200
 
 
 def create_entry(web: Browser, term: str, slug: str, citations: list[tuple[str, str]]) -> int:

@@ -150,6 +150,13 @@ def test_a_signed_in_session_holds_ids_not_secrets(client: Client, superuser: Us
     assert signed_in(attempt(client, PASSWORD))
     (session,) = Session.objects.all()
     data = session.get_decoded()
-    assert set(data) == {"_auth_user_id", "_auth_user_backend", "_auth_user_hash"}
+    # And whether the person set up two-factor login (editorial.twofactor), a yes or no.
+    assert set(data) == {
+        "_auth_user_id",
+        "_auth_user_backend",
+        "_auth_user_hash",
+        "desk_2fa_enrolled",
+    }
+    assert data["desk_2fa_enrolled"] is False
     assert PASSWORD not in session.session_data and PASSWORD not in str(data)
     assert superuser.password not in str(data)  # the hash itself is not stored either
