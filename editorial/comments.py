@@ -91,9 +91,7 @@ def mentioned_users(text: str) -> list[User]:
     users = []
     for name in names:
         exact = [u for u in candidates if u.username == name]
-        user = (exact or [u for u in candidates if u.username.lower() == name.lower()] or [None])[
-            0
-        ]
+        user = (exact or [u for u in candidates if u.username.lower() == name.lower()] or [None])[0]
         if user is None:
             raise CommentError(
                 f"Nobody on the desk has the username “@{name}”. Check the spelling, or "
@@ -251,3 +249,50 @@ def threads(entry: Entry) -> list[Thread]:
         if root.parent_id is None
     ]
     return sorted(found, key=lambda t: t.root.is_resolved)
+
+
+# The demo's threads on the seed entry (docs/demo.md): written by the demo logins, so they
+# appear once those exist, whichever of load_demo and ensure_demo_admin runs last.
+DEMO_ENTRY = "interconnect"
+DEMO_PASSAGE = "NVIDIA’s NVLink is the best-known example"
+DEMO_OPEN = [
+    (
+        "editor",
+        "Best-known by what measure? @factchecker, does a source we cite back this, or "
+        "should it say “a well-known example”?",
+    ),
+    (
+        "factchecker",
+        "The NVLink source calls it the most widely deployed scale-up link, so "
+        "“best-known” holds. @writer, cite it right here?",
+    ),
+    ("writer", "Yes: I will add the citation in the next version."),
+]
+DEMO_RESOLVED = ("writer", "All three sources re-read against the entry on October 24.")
+
+
+def add_demo_thread() -> bool:
+    """Add the demo's two threads to the seed entry, once; whether they were added.
+
+    Nothing happens without the seed entry or the demo logins (writer, factchecker,
+    editor), or when the demo's first comment is already there.
+    """
+    entry = Entry.objects.filter(slug=DEMO_ENTRY).first()
+    people = {
+        u.username: u for u in User.objects.filter(username__in=["writer", "factchecker", "editor"])
+    }
+    if entry is None or len(people) < 3 or DEMO_PASSAGE not in entry.body:
+        return False
+    author, text = DEMO_OPEN[0]
+    if Comment.objects.filter(entry=entry, author=people[author], text=text).exists():
+        return False
+    with transaction.atomic():
+        thread = start_thread(
+            entry, user=people[author], field="body", text=text, quote=DEMO_PASSAGE
+        )
+        for author, text in DEMO_OPEN[1:]:
+            reply(thread, user=people[author], text=text)
+        author, text = DEMO_RESOLVED
+        done = start_thread(entry, user=people[author], field="citations", text=text)
+        resolve(done, user=people["factchecker"])
+    return True

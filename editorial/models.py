@@ -567,9 +567,7 @@ class Comment(models.Model):
     text = models.TextField()
     # Kept with the account (PROTECT), like the workflow's audit log: a desk member who
     # leaves is deactivated, and what they said stays credited to them.
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
-    )
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
     edited_at = models.DateTimeField(
         null=True, blank=True, help_text="When its author last changed the text."

@@ -174,9 +174,7 @@ def test_editing_a_comment_tells_only_the_newly_mentioned(entry, editor, writer,
     ]
 
 
-def test_a_thread_outlives_later_versions_and_says_when_its_passage_changed(
-    entry, editor, writer
-):
+def test_a_thread_outlives_later_versions_and_says_when_its_passage_changed(entry, editor, writer):
     changed = comments.start_thread(entry, user=editor, field="body", text="Source?", quote=PASSAGE)
     kept = comments.start_thread(
         entry, user=editor, field="body", text="Nice.", quote="Interconnect is the fabric"

@@ -122,9 +122,7 @@ def test_buttons_only_post(entry, editor):
     assert not Comment.objects.get().is_resolved
 
 
-def test_a_comment_of_another_entry_is_not_found_under_this_one(
-    entry, make_ready_entry, editor
-):
+def test_a_comment_of_another_entry_is_not_found_under_this_one(entry, make_ready_entry, editor):
     other = make_ready_entry("Other")
     thread = comments.start_thread(other, user=editor, field="summary", text="Shorter?")
 

@@ -92,9 +92,7 @@ def test_a_comment_naming_another_entrys_version_is_refused(
 ) -> None:
     data = _without_extras(exported)
     comment = data["tables"]["comments"][0]
-    other = next(
-        v for v in data["tables"]["entry_versions"] if v["entry"] != comment["entry"]
-    )
+    other = next(v for v in data["tables"]["entry_versions"] if v["entry"] != comment["entry"])
     comment["version"] = other["id"]
 
     with pytest.raises(CommandError, match=r"\$\.tables\.comments\[0\]\.version.*names version"):
