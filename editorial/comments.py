@@ -91,12 +91,13 @@ def mentioned_users(text: str) -> list[User]:
     users = []
     for name in names:
         exact = [u for u in candidates if u.username == name]
-        user = (exact or [u for u in candidates if u.username.lower() == name.lower()] or [None])[0]
-        if user is None:
+        matches = exact or [u for u in candidates if u.username.lower() == name.lower()]
+        if not matches:
             raise CommentError(
                 f"Nobody on the desk has the username “@{name}”. Check the spelling, or "
                 "write the name without the @."
             )
+        user = matches[0]
         if not can(user, Action.COMMENT):
             raise CommentError(
                 f"“@{name}” cannot read the desk's comments, so they would not see this one. "
