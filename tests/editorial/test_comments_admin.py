@@ -163,3 +163,13 @@ def test_the_panel_costs_the_same_queries_however_many_comments(entry, editor, w
         _page(client, entry)
 
     assert len(many) == len(few)
+
+
+def test_the_publish_page_shows_the_editor_the_open_threads(entry_in_review, writer, editor):
+    entry = entry_in_review()
+    comments.start_thread(entry, user=writer, field="citations", text="Add the keynote?")
+
+    page = client_for(editor).get(f"/admin/glossary/entry/{entry.pk}/publish/").content.decode()
+
+    assert "1 unresolved comment: on the citations, wanda_writer: “Add the keynote?”" in page
+    assert f"/admin/glossary/entry/{entry.pk}/change/#comments" in page
