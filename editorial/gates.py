@@ -180,6 +180,7 @@ def run_gates_for(
     *,
     now: datetime.datetime | None = None,
     transcripts: bool = True,
+    comments: bool = True,
     quote_checks: Iterable[QuoteCheck] | None = None,
 ) -> dict[int, list[GateResult]]:
     """`run_gates` for many entries at once, at the same fixed number of queries.
@@ -188,7 +189,9 @@ def run_gates_for(
     the SQL does not grow with the number of entries); the dashboard passes
     ``Entry.objects.published()``. With `transcripts=False` quotes are not checked
     against transcripts (the dashboard: reading every transcript of the site on each
-    view costs too much; `verify_quotes` and the bulk task cover the whole site).
+    view costs too much; `verify_quotes` and the bulk task cover the whole site). With
+    `comments=False` open comment threads are not read (the dashboard, which lists only
+    blocking failures, and open threads never block).
     """
     now = now or timezone.now()
     entries = list(entries)
@@ -264,10 +267,14 @@ def run_gates_for(
         .order_by("order", "pk")
     )
 
-    open_threads = grouped(
-        Comment.objects.filter(entry__in=ids, parent__isnull=True, resolved_at__isnull=True)
-        .select_related("author")
-        .order_by("created_at", "pk")
+    open_threads = (
+        grouped(
+            Comment.objects.filter(entry__in=ids, parent__isnull=True, resolved_at__isnull=True)
+            .select_related("author")
+            .order_by("created_at", "pk")
+        )
+        if comments
+        else {}
     )
 
     checked: dict[int, list[QuoteCheck]] = {}
@@ -299,7 +306,8 @@ def run_gates_for(
             results += _transcript_checks(entry, checked.get(pk, []))
         results += _name_checks(entry, names)
         results += _body_checks(entry)
-        results += _comment_checks(entry, open_threads.get(pk, []))
+        if comments:
+            results += _comment_checks(entry, open_threads.get(pk, []))
         out[pk] = results
     return out
 
