@@ -29,6 +29,7 @@ from django.utils import timezone
 from editorial import notify
 from editorial.models import Comment
 from editorial.permissions import Action, can, require
+from glossary.inbound import control_character
 from glossary.models import Entry
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,13 @@ def _clean_text(text: str) -> str:
     text = text.strip()
     if not text:
         raise CommentError("The comment is empty: write something before posting.")
+    bad = control_character(text)
+    if bad is not None:
+        line, char = bad
+        raise CommentError(
+            f"Line {line} of the comment holds the control character {char}, which is not "
+            "text (pasted from a binary file?). Remove it and post again."
+        )
     if len(text) > MAX_CHARS:
         raise CommentError(
             f"The comment is {len(text)} characters long; the most a comment holds is "

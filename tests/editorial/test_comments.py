@@ -78,7 +78,11 @@ def test_a_comment_about_no_known_field_is_refused_naming_the_choices(entry, edi
 
 @pytest.mark.parametrize(
     ("text", "problem"),
-    [("   ", "The comment is empty"), ("x" * 5001, "5001 characters long; the most")],
+    [
+        ("   ", "The comment is empty"),
+        ("x" * 5001, "5001 characters long; the most"),
+        ("fine\nbad\x00", r"Line 2 of the comment holds the control character U\+0000 \(NUL\)"),
+    ],
 )
 def test_an_empty_or_huge_comment_is_refused(entry, editor, text, problem):
     with pytest.raises(comments.CommentError, match=problem):
