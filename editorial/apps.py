@@ -11,8 +11,9 @@ class EditorialConfig(AppConfig):
     def ready(self) -> None:
         # Wired here so that neither the link checker nor the workflow imports what is
         # above it in the layers (pyproject.toml): they send signals, these listen.
-        from editorial import notify, tasks
+        from editorial import comments, notify, tasks
         from editorial.linkcheck.service import sources_changed
+        from glossary.signals import demo_loaded
 
         def source_alerts(sender: Any, changes: Any, **kwargs: Any) -> None:
             notify.tell_source_changes(changes)
@@ -21,7 +22,11 @@ class EditorialConfig(AppConfig):
             # Link alerts keep waiting for the periodic run, which gathers a whole run's.
             tasks.deliver_notifications.delay(include_coalesced=False)
 
+        def demo_threads(sender: Any, **kwargs: Any) -> None:
+            comments.add_demo_thread()
+
         sources_changed.connect(source_alerts, dispatch_uid="editorial.notify.source_alerts")
+        demo_loaded.connect(demo_threads, dispatch_uid="editorial.comments.demo_threads")
         notify.notifications_recorded.connect(
             deliver_now, dispatch_uid="editorial.notify.deliver_now"
         )

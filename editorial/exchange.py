@@ -38,6 +38,7 @@ from taggit.models import Tag, TaggedItem
 
 from editorial.models import (
     CitationConfirmation,
+    Comment,
     InterestDisclosureWaiver,
     NotificationPreference,
     ScheduledAction,
@@ -120,6 +121,7 @@ TABLES: list[Table] = [
     Table("public_record_links", PublicRecordLink),
     Table("record_edits", RecordEdit),
     Table("workflow_events", WorkflowEvent),
+    Table("comments", Comment),
     Table("interest_waivers", InterestDisclosureWaiver),
     Table("scheduled_actions", ScheduledAction),
     Table("admin_log", LogEntry),
@@ -532,6 +534,7 @@ def check_export(data: dict[str, Any], progress: Progress | None = None) -> Chec
                 progress(f"checking {table.name}", i + 1, len(rows))
         decoded.append(out)
     _check_live_versions(decoded)
+    _check_comments(decoded)
     return Checked(users, decoded)
 
 
@@ -564,6 +567,33 @@ def _check_live_versions(decoded: list[Decoded]) -> None:
                 "was never published (its published_at is null); readers see only published "
                 "versions",
                 where,
+            )
+
+
+def _check_comments(decoded: list[Decoded]) -> None:
+    """Every comment is about its own entry's version, and a reply answers a first comment
+    of the same entry: the threads editorial.comments makes, and no others."""
+    tables = {d.table.name: d for d in decoded}
+    versions = {v.pk: v for v in tables["entry_versions"].objects if isinstance(v, EntryVersion)}
+    found = [c for c in tables["comments"].objects if isinstance(c, Comment)]
+    by_id = {c.pk: c for c in found}
+    for i, comment in enumerate(found):
+        where = f"$.tables.comments[{i}]"
+        version = versions.get(comment.version_id) if comment.version_id else None
+        if version is not None and version.entry_id != comment.entry_id:
+            raise ExchangeError(
+                f"comment {comment.pk} is on entry {comment.entry_id} but names version "
+                f"{version.number} of entry {version.entry_id}",
+                f"{where}.version",
+            )
+        if comment.parent_id is None:
+            continue
+        parent = by_id[comment.parent_id]
+        if parent.entry_id != comment.entry_id or parent.parent_id is not None:
+            raise ExchangeError(
+                f"comment {comment.pk} replies to comment {parent.pk}, which is not the first "
+                "comment of a thread on the same entry",
+                f"{where}.parent",
             )
 
 
@@ -787,6 +817,7 @@ MERGE_LEFT_OUT = {
     "public_record_links": "they index the public records, which are not merged",
     "record_edits": "edits of the other site's records, approved or not there",
     "workflow_events": "the other site's history",
+    "comments": "the other desk's threads, about versions that are not merged",
     "interest_waivers": "decisions taken on the other site's versions",
     "scheduled_actions": "schedules for versions that are not merged",
     "admin_log": "the other site's admin history",

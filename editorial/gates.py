@@ -18,6 +18,9 @@ Decisions worth knowing:
   publishing is safe; the editor is told the reader will not get a link yet.
 - **An episode without a known duration is a warning**: the timestamp cannot be
   checked, which is not the same as being wrong.
+- **Unresolved comments are a warning** (editorial.comments): the editor reads
+  each open thread before publishing, and may publish with one open (a note for
+  the next revision); comments never reach readers either way.
 - **Interest disclosures are a warning**: whether a guest's employer needs one is
   an editorial judgement; the editor adds a disclosure or marks it not needed
   for this entry (`editorial.models.InterestDisclosureWaiver`).
@@ -36,7 +39,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from editorial import newsroom
-from editorial.models import InterestDisclosureWaiver
+from editorial.models import Comment, InterestDisclosureWaiver
 from editorial.permissions import Action
 from editorial.sourcetext import report
 from glossary.entry_page import ends_sentence
@@ -138,6 +141,7 @@ QUOTE_SPEAKER = "quote_speaker"
 NAME_UNIQUE = "name_unique"
 NO_RAW_HTML = "no_raw_html"
 REFERENCE_ENDS_SENTENCE = "reference_ends_sentence"
+COMMENTS_RESOLVED = "comments_resolved"
 
 
 def blocking_failures(results: list[GateResult]) -> list[GateResult]:
@@ -200,6 +204,7 @@ def run_gates_for(
     *,
     now: datetime.datetime | None = None,
     transcripts: bool = True,
+    comments: bool = True,
     quote_checks: Iterable[QuoteCheck] | None = None,
 ) -> dict[int, list[GateResult]]:
     """`run_gates` for many entries at once, at the same fixed number of queries.
@@ -208,7 +213,9 @@ def run_gates_for(
     the SQL does not grow with the number of entries); the dashboard passes
     ``Entry.objects.published()``. With `transcripts=False` quotes are not checked
     against transcripts (the dashboard: reading every transcript of the site on each
-    view costs too much; `verify_quotes` and the bulk task cover the whole site).
+    view costs too much; `verify_quotes` and the bulk task cover the whole site). With
+    `comments=False` open comment threads are not read (the dashboard, which lists only
+    blocking failures, and open threads never block).
     """
     now = now or timezone.now()
     entries = list(entries)
@@ -284,6 +291,16 @@ def run_gates_for(
         .order_by("order", "pk")
     )
 
+    open_threads = (
+        grouped(
+            Comment.objects.filter(entry__in=ids, parent__isnull=True, resolved_at__isnull=True)
+            .select_related("author")
+            .order_by("created_at", "pk")
+        )
+        if comments
+        else {}
+    )
+
     checked: dict[int, list[QuoteCheck]] = {}
     if transcripts:
         for check in check_entries(scope) if quote_checks is None else quote_checks:
@@ -314,6 +331,8 @@ def run_gates_for(
             results += _transcript_checks(entry, checked.get(pk, []))
         results += _name_checks(entry, names)
         results += _body_checks(entry)
+        if comments:
+            results += _comment_checks(entry, open_threads.get(pk, []))
         out[pk] = results
     return out
 
@@ -379,6 +398,25 @@ def _body_checks(entry: Entry) -> list[GateResult]:
             f"{' and more' if len(raw) > 3 else ''}), which readers see as literal text. "
             "Use Markdown instead (**bold**, _italic_, [text](https://…)).",
             _entry_url(entry),
+        )
+    ]
+
+
+def _comment_checks(entry: Entry, open_threads: list[Comment]) -> list[GateResult]:
+    if not open_threads:
+        return [GateResult.ok(COMMENTS_RESOLVED, "Every comment is resolved.", blocking=False)]
+    listed = "; ".join(
+        f"on the {thread.get_field_display().lower()}"
+        + (f" at “{_short(thread.quote, 40)}”" if thread.quote else "")
+        + f", {thread.author.get_username()}: “{_short(thread.text, 60)}”"
+        for thread in open_threads
+    )
+    return [
+        GateResult.warn(
+            COMMENTS_RESOLVED,
+            f"{_plural(len(open_threads), 'unresolved comment')}: {listed}. Read each thread "
+            "and resolve it, or publish knowing it is open; readers never see comments.",
+            _url("admin:glossary_entry_change", entry.pk, anchor="comments"),
         )
     ]
 

@@ -445,6 +445,7 @@ class Notification(models.Model):
         PUBLISHED = "published", "Published"
         SCHEDULE_FAILED = "schedule_failed", "Scheduled action failed"
         SOURCE_CHANGED = "source_changed", "Cited source needs a look"
+        MENTIONED = "mentioned", "Mentioned in a comment"
 
     class Outcome(models.TextChoices):
         WAITING = "", "Waiting"
@@ -508,3 +509,95 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} for {self.recipient}: {self.subject}"
+
+
+# --- Comments on drafts (editorial.comments) ---------------------------------------------
+
+
+class Comment(models.Model):
+    """One comment in a thread on an entry: the desk's conversation, never the readers'.
+
+    A thread is a root comment (no `parent`) and its replies, in order; the root
+    holds the anchor (the field, and for the summary or body a quoted passage) and
+    whether the thread is resolved. Each comment names the version that was the
+    entry's latest when it was written. Nothing here is in a version's document, so
+    no comment can reach a public page, the API or a feed; editorial.comments
+    writes these rows and nothing else.
+    """
+
+    class Field(models.TextChoices):
+        TERM = "term", "Term"
+        ALIASES = "aliases", "Aliases"
+        SUMMARY = "summary", "Summary"
+        BODY = "body", "Body"
+        TAGS = "tags", "Tags"
+        EPISODE_REFERENCES = "episode_references", "Episode references"
+        DISCLOSURES = "disclosures", "Disclosures"
+        QUOTES = "quotes", "Quotes"
+        CITATIONS = "citations", "Citations"
+        SEE_ALSO = "see_also", "See also"
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="comments")
+    version = models.ForeignKey(
+        EntryVersion,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="comments",
+        help_text="The entry's latest version when this was written (none for an entry "
+        "never saved as a version).",
+    )
+    parent = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="replies",
+        help_text="The thread's first comment; empty for that first comment itself.",
+    )
+    field = models.CharField(
+        max_length=20,
+        choices=Field.choices,
+        help_text="The part of the entry the thread is about.",
+    )
+    quote = models.TextField(
+        blank=True,
+        help_text="The passage of the summary or body the thread is about, as it read when "
+        "the thread began. Empty: the whole field.",
+    )
+    text = models.TextField()
+    # Kept with the account (PROTECT), like the workflow's audit log: a desk member who
+    # leaves is deactivated, and what they said stays credited to them.
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    edited_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its author last changed the text."
+    )
+    resolved_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the thread was resolved; empty while it is open."
+    )
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [
+            # The publish check and the entry page's panel: an entry's open threads.
+            models.Index(
+                fields=["entry"],
+                condition=models.Q(parent__isnull=True, resolved_at__isnull=True),
+                name="comment_open_thread_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} on {self.entry} ({self.get_field_display()})"
+
+    @property
+    def is_resolved(self) -> bool:
+        return self.resolved_at is not None

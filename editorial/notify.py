@@ -47,7 +47,7 @@ from django.utils import timezone
 
 from editorial import newsroom
 from editorial.linkcheck.state import Transition
-from editorial.models import Notification, NotificationPreference
+from editorial.models import Comment, Notification, NotificationPreference
 from editorial.sourcetext import report
 from glossary.models import Entry, Source
 
@@ -209,6 +209,20 @@ def tell_schedule_failed(entry: Entry, *, action: str, result: str) -> int:
         text,
         entry=entry,
     )
+    _after_commit_deliver()
+    return made
+
+
+def tell_mentioned(comment: Comment, user_ids: Iterable[int], *, actor: object) -> int:
+    """Each person a comment names with @username hears of it (never its author)."""
+    entry = comment.entry
+    where = comment.get_field_display().lower()
+    subject = f"{_name(actor)} mentioned you on “{entry.term}”"
+    text = f"{_name(actor)} wrote on the {where} of “{entry.term}”:"
+    if comment.quote:
+        text += f"\n> {_one_line(comment.quote)}"
+    text += f"\n{comment.text}\nReply: {_entry_url(entry)}#comment-{comment.pk}"
+    made = _record(_audience(user_ids, actor), Kind.MENTIONED, subject, text, entry=entry)
     _after_commit_deliver()
     return made
 

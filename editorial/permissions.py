@@ -42,6 +42,7 @@ class Action(StrEnum):
     CONFIRM_CITATION = "confirm_citation"
     SHARE_PREVIEW = "share_preview"
     MANAGE_TAGS = "manage_tags"
+    COMMENT = "comment"
 
 
 # The permissions each action needs (all of them).
@@ -62,6 +63,9 @@ ACTION_PERMISSIONS: dict[Action, tuple[str, ...]] = {
     Action.SHARE_PREVIEW: ("glossary.view_entry", "editorial.share_preview"),
     # Renaming, merging or deleting a tag changes every entry carrying it.
     Action.MANAGE_TAGS: ("taggit.change_tag", "editorial.publish_entry"),
+    # Commenting, replying, resolving and reopening threads (editorial.comments); only a
+    # comment's author may change its text, which the comments module asks itself.
+    Action.COMMENT: ("glossary.view_entry", "editorial.view_comment", "editorial.add_comment"),
 }
 
 _ENTRY_PARTS = ("episodereference", "quote", "disclosure", "citation", "seealso")
@@ -93,8 +97,13 @@ def _viewer() -> list[str]:
     return perms + ["editorial.view_workflowevent", "taggit.view_tag"]
 
 
+def _commenter() -> list[str]:
+    # Writers, fact-checkers and editors talk about drafts in comment threads.
+    return ["editorial.view_comment", "editorial.add_comment"]
+
+
 def _writer() -> list[str]:
-    perms = _viewer()
+    perms = _viewer() + _commenter()
     perms += _crud("entry", "add", "change")
     perms += [p for m in _ENTRY_PARTS for p in _crud(m, "add", "change", "delete")]
     perms += [p for m in _REFERENCE_DATA for p in _crud(m, "add", "change")]
@@ -104,7 +113,7 @@ def _writer() -> list[str]:
 
 
 def _fact_checker() -> list[str]:
-    perms = _viewer()
+    perms = _viewer() + _commenter()
     # change_entry opens the entry's form; without edit_content its own fields stay
     # read-only, and only the citation rows (and the source library) can be changed.
     perms += _crud("entry", "change")

@@ -34,6 +34,7 @@ from glossary.models import (
     Sponsorship,
     Transcript,
 )
+from glossary.signals import demo_loaded
 from glossary.timestamps import parse_timestamp as ts
 from glossary.transcript_imports import import_transcript
 from glossary.transcripts.feed import parse_feed
@@ -461,4 +462,5 @@ def load_demo() -> dict[str, int]:
         "live_version"
     ):
         published += _publish_if_changed(entry)
+    demo_loaded.send(sender=Entry)
     return {"entries": len(entries), "published": published}

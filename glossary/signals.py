@@ -8,3 +8,7 @@ from django.dispatch import Signal
 # touched, as (kind, slug), found before the commit. The public page cache drops itself
 # on it, and those pages are stored again (glossary.reference_views).
 live_content_changed = Signal()
+
+# Sent after load_demo has written the demo; the desk adds what it keeps of the demo (its
+# comment threads) without the content importing the desk.
+demo_loaded = Signal()

@@ -27,6 +27,7 @@ from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
+from editorial.admin.comments import CommentPages, panel_context
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
 from editorial.admin.forms import (
     CitationForm,
@@ -311,6 +312,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.pages = EntryWorkflowPages(self)
+        self.comment_pages = CommentPages(self.admin_site)
 
     def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "summary":
@@ -483,6 +485,8 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         entry = Entry.objects.filter(pk=pk).select_related("live_version").first() if pk else None
         if entry is not None:
             extra_context["workflow"] = self.pages.context(request, entry)
+            if request.user.has_perm("editorial.view_comment"):
+                extra_context["comments"] = panel_context(request, entry)
         # Rendered here, so the quotes' verdicts and the publish checks' panel, both drawn
         # while the page renders, share one check of the quotes against the transcripts.
         with quote_checks_shared(), viewed_by(request.user):
@@ -497,7 +501,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         return self.pages.history(request, object_id, extra_context)
 
     def get_urls(self) -> list[URLPattern]:
-        return self.pages.urls() + super().get_urls()
+        return self.pages.urls() + self.comment_pages.urls() + super().get_urls()
 
     # --- bulk actions ----------------------------------------------------------------
 

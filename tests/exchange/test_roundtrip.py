@@ -26,8 +26,8 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.test import Client
 
-from editorial import scheduling, workflow
-from editorial.models import InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
+from editorial import comments, scheduling, workflow
+from editorial.models import Comment, InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
 from editorial.permissions import Role
 from glossary.models import Entry, EntryVersion, LinkCheck, Organisation, Source
 from glossary.publishing import save_version
@@ -194,6 +194,14 @@ def build_site(editor: User, second_editor: User, writer: User) -> None:
         decided_at=NOW,
         reason="Not a commercial interest here.",
     )
+    # The desk's threads on the seed entry: one open on a passage of the body, one resolved.
+    seed = Entry.objects.get(slug="interconnect")
+    thread = comments.start_thread(
+        seed, user=editor, field="body", text="Which keynote?", quote=seed.body.split(".")[0]
+    )
+    comments.reply(thread, user=writer, text="Cisco Live.")
+    done = comments.start_thread(seed, user=writer, field="citations", text="Re-checked.")
+    comments.resolve(done, user=second_editor)
     LogEntry.objects.create(
         user=editor,
         content_type=ContentType.objects.get_for_model(Entry),
@@ -224,6 +232,7 @@ def test_export_then_import_into_an_empty_database_serves_the_same_site(
             "versions": EntryVersion.objects.count(),
             "events": WorkflowEvent.objects.count(),
             "scheduled": ScheduledAction.objects.count(),
+            "comments": Comment.objects.count(),
         }
 
         path = tmp_path / "glossary.json"
@@ -250,6 +259,7 @@ def test_export_then_import_into_an_empty_database_serves_the_same_site(
         "versions": EntryVersion.objects.count(),
         "events": WorkflowEvent.objects.count(),
         "scheduled": ScheduledAction.objects.count(),
+        "comments": Comment.objects.count(),
     } == counts
     print(f"compared {len(before)} public answers and {len(admin_before)} admin pages")
     assert len(before) > 40, sorted(before)

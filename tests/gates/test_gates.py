@@ -335,9 +335,10 @@ def test_the_query_count_does_not_grow_with_the_entry(
     empty = make_entry("Empty")
     with CaptureQueriesContext(connection) as none:
         run_gates(empty, now=NOW)
-    # 8, one for the names of every entry (duplicates), and 4 for the quotes checked
-    # against transcripts (editorial.gates._transcript_checks).
-    assert len(few) == len(many) == len(none) == 13
+    # 8, one for the names of every entry (duplicates), 4 for the quotes checked
+    # against transcripts (editorial.gates._transcript_checks), and one for the open
+    # comment threads (editorial.gates._comment_checks).
+    assert len(few) == len(many) == len(none) == 14
 
 
 def test_the_panel_lists_blocking_checks_first(make_entry: Callable[..., Entry]) -> None:

@@ -18,8 +18,15 @@ from tests.workflow.formdata import form_data
 ROLES = ["writer", "fact_checker", "editor", "admin", "outsider", "anonymous"]
 
 ALLOWED: dict[str, set[Action]] = {
-    "writer": {Action.VIEW, Action.ADD, Action.EDIT, Action.SUBMIT, Action.SHARE_PREVIEW},
-    "fact_checker": {Action.VIEW, Action.CONFIRM_CITATION},
+    "writer": {
+        Action.VIEW,
+        Action.ADD,
+        Action.EDIT,
+        Action.SUBMIT,
+        Action.SHARE_PREVIEW,
+        Action.COMMENT,
+    },
+    "fact_checker": {Action.VIEW, Action.CONFIRM_CITATION, Action.COMMENT},
     "editor": set(Action) - {Action.CONFIRM_CITATION, Action.DELETE},
     "admin": set(Action),
     "outsider": set(),
@@ -139,6 +146,14 @@ def _schedule(entry, client, **_):
     return can(client.user, Action.SCHEDULE)
 
 
+def _comment(entry, client, **_):
+    client.post(
+        f"/admin/glossary/entry/{entry.pk}/comments/add/",
+        {"field": "summary", "text": "Is this the right word?"},
+    )
+    return entry.comments.filter(text="Is this the right word?").exists()
+
+
 CASES = {
     Action.VIEW: _change_page,
     Action.ADD: _add_page,
@@ -164,6 +179,7 @@ CASES = {
     Action.CONFIRM_CITATION: _confirm,
     Action.SHARE_PREVIEW: _share,
     Action.MANAGE_TAGS: _merge_tags,
+    Action.COMMENT: _comment,
 }
 
 

@@ -7,6 +7,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from editorial.comments import add_demo_thread
 from editorial.permissions import Role
 from glossary.management.database import DatabaseCommand
 
@@ -63,6 +64,9 @@ class Command(DatabaseCommand):
             user.save()
             user.groups.set([Group.objects.get(name=role.value)])
             lines.append(f"  {username:<12} {user.email} ({role.value})")
+        # The demo's comment threads are written by these logins (load_demo adds them
+        # too when it runs after this).
+        add_demo_thread()
         self.stdout.write(
             self.style.SUCCESS(f"Demo logins at {settings.SITE_URL}/admin/, password {password!r}:")
         )
