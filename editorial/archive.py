@@ -153,9 +153,29 @@ def run_due(now: datetime.datetime | None = None) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for pk in _claim_polls(now):
         counts[_poll(pk, now)] += 1
-    for pk in _claim_sends(now):
-        counts[_send(pk, now)] += 1
+    claimed = _claim_sends(now)
+    for n, pk in enumerate(claimed):
+        outcome = _send(pk, now)
+        if outcome == "limited":
+            # Asked to slow down: the rest of this claim is not sent into the 429.
+            counts["queued"] += len(claimed) - n
+            _release(claimed[n + 1 :])
+            break
+        counts[outcome] += 1
     return dict(counts)
+
+
+def _release(ids: list[int]) -> None:
+    """Captures claimed but not sent go back to the queue, due when the hold ends."""
+    until = (
+        ArchiveRequest.objects.filter(limited_until__isnull=False)
+        .order_by("-limited_until")
+        .values_list("limited_until", flat=True)
+        .first()
+    )
+    ArchiveRequest.objects.filter(pk__in=ids, state=State.CAPTURING, job_id="").update(
+        state=State.QUEUED, sent_at=None, next_attempt_at=until or timezone.now()
+    )
 
 
 def _serialise() -> None:
@@ -367,7 +387,8 @@ def _hold_sends(row: ArchiveRequest, now: datetime.datetime, answer: Answer) -> 
 def _limited(row: ArchiveRequest, now: datetime.datetime, answer: Answer) -> str:
     """429: every send waits out the Retry-After (or the backoff); this one is tried again."""
     wait = _hold_sends(row, now, answer)
-    return _again(row, now, "the archive asked us to slow down (HTTP 429)", at_least=wait)
+    outcome = _again(row, now, "the archive asked us to slow down (HTTP 429)", at_least=wait)
+    return "limited" if outcome == "queued" else outcome
 
 
 def _error(row: ArchiveRequest, now: datetime.datetime, data: dict[str, Any], status: int) -> str:
