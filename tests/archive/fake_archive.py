@@ -51,6 +51,7 @@ class FakeArchive(LocalSite):
     # What `original_url` the success names, when not the URL asked for.
     original_url: str = ""
     http_status: int = 200
+    timestamp: str = TIMESTAMP
 
     def reset(self) -> None:
         super().reset()
@@ -61,6 +62,7 @@ class FakeArchive(LocalSite):
         self.pending_polls = 0
         self.original_url = ""
         self.http_status = 200
+        self.timestamp = TIMESTAMP
 
     def saves(self) -> list[Seen]:
         return [s for s in self.seen if s.method == "POST"]
@@ -96,7 +98,7 @@ class FakeArchive(LocalSite):
             {
                 "status": "success",
                 "job_id": job_id,
-                "timestamp": TIMESTAMP,
+                "timestamp": self.timestamp,
                 "original_url": self.original_url or self.jobs[job_id],
                 "http_status": self.http_status,
                 "duration_sec": 6.2,
