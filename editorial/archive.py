@@ -227,9 +227,9 @@ def _claim_polls(now: datetime.datetime) -> list[int]:
     return [
         pk
         for pk, at in due
-        if ArchiveRequest.objects.filter(
-            pk=pk, state=State.CAPTURING, next_attempt_at=at
-        ).update(next_attempt_at=later)
+        if ArchiveRequest.objects.filter(pk=pk, state=State.CAPTURING, next_attempt_at=at).update(
+            next_attempt_at=later
+        )
     ]
 
 
@@ -447,9 +447,7 @@ def _saved(row: ArchiveRequest, now: datetime.datetime, data: dict[str, Any]) ->
         return _fail(row, now, f"the archive captured {original}, not {row.url}; not used")
     url = archive_url(timestamp, original)
     with transaction.atomic():
-        locked = ArchiveRequest.objects.select_for_update().filter(
-            pk=row.pk, state=State.CAPTURING
-        )
+        locked = ArchiveRequest.objects.select_for_update().filter(pk=row.pk, state=State.CAPTURING)
         if not locked.exists():
             return "done already"
         source = Source.objects.select_for_update().get(pk=row.source_id)

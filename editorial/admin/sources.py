@@ -68,6 +68,7 @@ def _capture_line(row: ArchiveRequest) -> SafeString:
         retry,
     )
 
+
 LINK_HEALTH_FIELDS = [
     "health",
     "health_changed_at",

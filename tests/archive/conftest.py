@@ -24,19 +24,21 @@ def _archive() -> Iterator[FakeArchive]:
 
 
 @pytest.fixture
-def wayback(_archive: FakeArchive, allow_loopback: Any) -> FakeArchive:
-    """The fake, reset, as the archive's base URL; confirming archives (the product's
-    default, off elsewhere in the suite), with keys and small limits."""
+def wayback(_archive: FakeArchive, request: pytest.FixtureRequest) -> FakeArchive:
+    """The fake, reset, as the archive's base URL (its loopback address allowed, as the
+    link checker's tests allow theirs); confirming archives (the product's default, off
+    elsewhere in the suite), with keys and small limits."""
     _archive.reset()
-    allow_loopback.ARCHIVE_ON_CONFIRM = True
-    allow_loopback.ARCHIVE_BASE_URL = _archive.base
-    allow_loopback.ARCHIVE_ACCESS_KEY = "access"
-    allow_loopback.ARCHIVE_SECRET_KEY = "secret"
-    allow_loopback.ARCHIVE_RATE_PER_MINUTE = 4
-    allow_loopback.ARCHIVE_CONCURRENCY = 2
-    allow_loopback.ARCHIVE_RETRIES = 3
-    allow_loopback.ARCHIVE_BACKOFF_SECONDS = 60.0
-    allow_loopback.ARCHIVE_RETRY_AFTER_MAX = 3600.0
-    allow_loopback.ARCHIVE_POLL_SECONDS = 30
-    allow_loopback.ARCHIVE_MAX_POLLS = 5
+    settings: Any = request.getfixturevalue("allow_loopback")
+    settings.ARCHIVE_ON_CONFIRM = True
+    settings.ARCHIVE_BASE_URL = _archive.base
+    settings.ARCHIVE_ACCESS_KEY = "access"
+    settings.ARCHIVE_SECRET_KEY = "secret"
+    settings.ARCHIVE_RATE_PER_MINUTE = 4
+    settings.ARCHIVE_CONCURRENCY = 2
+    settings.ARCHIVE_RETRIES = 3
+    settings.ARCHIVE_BACKOFF_SECONDS = 60.0
+    settings.ARCHIVE_RETRY_AFTER_MAX = 3600.0
+    settings.ARCHIVE_POLL_SECONDS = 30
+    settings.ARCHIVE_MAX_POLLS = 5
     return _archive

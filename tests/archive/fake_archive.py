@@ -72,9 +72,7 @@ class FakeArchive(LocalSite):
 
     async def save(self, request: web.Request) -> web.Response:
         form = {k: str(v) for k, v in (await request.post()).items()}
-        self.seen.append(
-            Seen("POST", request.path, form, request.headers.get("Authorization", ""))
-        )
+        self.seen.append(Seen("POST", request.path, form, request.headers.get("Authorization", "")))
         if self.save_replies:
             return self.save_replies.pop(0).response()
         job_id = f"spn2-{len(self.jobs) + 1}"

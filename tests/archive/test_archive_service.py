@@ -175,9 +175,7 @@ def test_a_passing_fault_is_tried_again_with_doubling_backoff_then_given_up(
     wayback: FakeArchive, make_entry, fact_checker, settings
 ) -> None:
     settings.ARCHIVE_RETRIES = 2
-    wayback.save_replies.extend(
-        [Reply(503, "<h1>Service unavailable</h1>") for _ in range(3)]
-    )
+    wayback.save_replies.extend([Reply(503, "<h1>Service unavailable</h1>") for _ in range(3)])
     source = cited_source(make_entry)
     confirm(fact_checker, source)
     queued(source)

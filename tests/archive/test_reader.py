@@ -42,10 +42,9 @@ def page(client: Any) -> str:
 
 
 def unarchived_source() -> Source:
-    return (
-        Source.objects.filter(citations__entry__slug="interconnect", archive_url="")
-        .order_by("pk")
-        .first()
+    """One of the seed entry's sources, none of which the demo gives an archived copy."""
+    return Source.objects.filter(citations__entry__slug="interconnect", archive_url="").earliest(
+        "pk"
     )
 
 

@@ -88,7 +88,9 @@ def test_the_demo_is_reachable_from_the_home_page(client, demo):
 def test_the_demo_shows_a_source_with_its_archived_copy_without_fetching_anything(client, demo):
     # load_demo reaches no network: the copy's address is demo data (docs/archive.md).
     page = client.get("/glossary/ai-factory/").content.decode()
-    archived = "https://web.archive.org/web/20261024150000/https://example.org/glossary-demo/ai-factory"
+    archived = (
+        "https://web.archive.org/web/20261024150000/https://example.org/glossary-demo/ai-factory"
+    )
     assert (
         f'<a class="archive" href="{archived}" rel="noopener">Archived copy, '
         '<time datetime="2026-10-24">October 24, 2026</time></a>'
