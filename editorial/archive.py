@@ -261,7 +261,9 @@ def _json(answer: Answer) -> dict[str, Any]:
 
 
 def _send(pk: int, now: datetime.datetime) -> str:
-    row = ArchiveRequest.objects.get(pk=pk)
+    row = ArchiveRequest.objects.filter(pk=pk).first()
+    if row is None:
+        return "gone"  # its source was deleted meanwhile
     try:
         answer = _call("POST", "/save", urlencode({"url": row.url}).encode())
     except Refused as exc:
@@ -294,7 +296,9 @@ def _send(pk: int, now: datetime.datetime) -> str:
 
 
 def _poll(pk: int, now: datetime.datetime) -> str:
-    row = ArchiveRequest.objects.get(pk=pk)
+    row = ArchiveRequest.objects.filter(pk=pk).first()
+    if row is None:
+        return "gone"  # its source was deleted meanwhile
     if not row.job_id:  # claimed for sending, and the worker never got an answer
         return _again(row, now, "the capture request was never answered")
     try:

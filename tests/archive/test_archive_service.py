@@ -344,3 +344,16 @@ def test_retry_after_reads_seconds_and_dates_and_caps_them(settings) -> None:
     assert wait("Fri, 20 Nov 2026 09:02:00 GMT") == datetime.timedelta(seconds=120)
     assert wait("86400") == datetime.timedelta(seconds=600)
     assert wait("soon") is None
+
+
+def test_a_source_deleted_while_its_capture_runs_ends_it_quietly(
+    wayback: FakeArchive, make_entry, fact_checker
+) -> None:
+    source = cited_source(make_entry)
+    confirm(fact_checker, source)
+    queued(source)
+    archive.run_due(START)
+    Citation.objects.filter(source=source).delete()
+    source.delete()
+    assert archive.run_due(later(30)) == {}
+    assert not ArchiveRequest.objects.exists()
