@@ -344,6 +344,45 @@ if LINKCHECK_ON_SCHEDULE:
         "schedule": float(LINKCHECK_SCHEDULE_SECONDS),
     }
 
+# --- Archived copies of confirmed sources (editorial.archive; docs/archive.md) -----------
+
+# Confirming a citation asks the Wayback Machine's Save Page Now to save the page, and
+# the archive URL goes on the source (readers get it with the next publish). On in
+# production; `make run` turns it off unless you set it, as it does the fetch on confirm.
+ARCHIVE_ON_CONFIRM = env_bool("ARCHIVE_ON_CONFIRM", True)
+# Save Page Now's base: POST <base>/save, GET <base>/save/status/<job>, copies at
+# <base>/web/<timestamp>/<url>. Tests point it at a local fake (and allow its address
+# in LINKCHECK_ALLOW_PRIVATE); nothing else should.
+ARCHIVE_BASE_URL = env_str("ARCHIVE_BASE_URL", "https://web.archive.org").rstrip("/")
+if not ARCHIVE_BASE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(
+        f"ARCHIVE_BASE_URL must be an http:// or https:// address, not {ARCHIVE_BASE_URL!r}"
+    )
+# The archive.org S3-style keys (https://archive.org/account/s3.php), sent as
+# "Authorization: LOW key:secret". Without them captures are requested anonymously,
+# under the archive's lower limits.
+ARCHIVE_ACCESS_KEY = env_str("ARCHIVE_ACCESS_KEY")
+ARCHIVE_SECRET_KEY = env_str("ARCHIVE_SECRET_KEY")
+if bool(ARCHIVE_ACCESS_KEY) != bool(ARCHIVE_SECRET_KEY):
+    raise ImproperlyConfigured("Set both ARCHIVE_ACCESS_KEY and ARCHIVE_SECRET_KEY, or neither")
+# Politeness: capture requests sent per minute, captures under way at once, and how many
+# times a passing fault (a 429, a 5xx, a timeout) is retried, ARCHIVE_BACKOFF_SECONDS
+# doubling each time; a Retry-After is honoured up to ARCHIVE_RETRY_AFTER_MAX.
+ARCHIVE_RATE_PER_MINUTE = env_int("ARCHIVE_RATE_PER_MINUTE", 4, minimum=1)
+ARCHIVE_CONCURRENCY = env_int("ARCHIVE_CONCURRENCY", 2, minimum=1)
+ARCHIVE_RETRIES = env_int("ARCHIVE_RETRIES", 4, minimum=0)
+ARCHIVE_BACKOFF_SECONDS = env_float("ARCHIVE_BACKOFF_SECONDS", 120.0, minimum=1.0)
+ARCHIVE_RETRY_AFTER_MAX = env_float("ARCHIVE_RETRY_AFTER_MAX", 3600.0, minimum=1.0)
+# A capture's status is asked at most this often (and beat sweeps this often); it fails
+# when still pending after ARCHIVE_MAX_POLLS asks.
+ARCHIVE_POLL_SECONDS = env_int("ARCHIVE_POLL_SECONDS", 30, minimum=1)
+ARCHIVE_MAX_POLLS = env_int("ARCHIVE_MAX_POLLS", 40, minimum=1)
+if ARCHIVE_ON_CONFIRM:
+    CELERY_BEAT_SCHEDULE["archive-confirmed-sources"] = {
+        "task": "editorial.tasks.archive_due",
+        "schedule": float(ARCHIVE_POLL_SECONDS),
+    }
+
 # --- Logging ----------------------------------------------------------------------------
 
 # JSON lines in production (one object per record, with request_id / task_id);

@@ -601,3 +601,65 @@ class Comment(models.Model):
     @property
     def is_resolved(self) -> bool:
         return self.resolved_at is not None
+
+
+class ArchiveRequest(models.Model):
+    """A request to the Wayback Machine to save a confirmed source's page (editorial.archive).
+
+    The desk's bookkeeping only: readers never read it. A capture that succeeds is
+    written to the source's `archive_url` and `archive_date` and recorded as a version
+    of every entry citing it, so it reaches readers with the next publish by someone
+    else (docs/archive.md).
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        CAPTURING = "capturing", "Capturing (waiting for the Wayback Machine)"
+        SAVED = "saved", "Saved"
+        FAILED = "failed", "Failed"
+
+    source = models.ForeignKey(
+        "glossary.Source", on_delete=models.CASCADE, related_name="archive_requests"
+    )
+    # The URL as confirmed: a capture of any other address is never used.
+    url = models.URLField(max_length=2000)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    requested_at = models.DateTimeField(default=timezone.now)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    # Not before this instant: the next send (queued) or status poll (capturing).
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    # When the capture request last went out: the rate limit counts these.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # The Wayback Machine asked us to slow down (429): nothing is sent before this.
+    limited_until = models.DateTimeField(null=True, blank=True)
+    job_id = models.CharField(max_length=200, blank=True)
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Capture requests that failed for a passing reason."
+    )
+    polls = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    archive_url = models.URLField(max_length=2000, blank=True)
+    captured_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+        constraints = [
+            # Confirming a source again while its capture is under way asks for nothing more.
+            models.UniqueConstraint(
+                fields=["source"],
+                condition=models.Q(state__in=["queued", "capturing"]),
+                name="archive_one_open_request_per_source",
+            )
+        ]
+        indexes = [
+            # editorial.archive.run_due: the open requests due now, oldest first.
+            models.Index(fields=["state", "next_attempt_at"], name="archive_due_idx"),
+            # The rate limit: capture requests sent in the last minute.
+            models.Index(fields=["sent_at"], name="archive_sent_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Archive of {self.url} ({self.get_state_display()})"

@@ -10,6 +10,9 @@ Beat runs two of them (config/settings.py, CELERY_BEAT_SCHEDULE):
   each row claimed with a conditional UPDATE, so two runs at once are safe.
 - `refresh_feeds` re-imports the feed of every show with a feed URL, one
   `refresh_feed` task per show (editorial.feeds); idempotent by guid.
+- `archive_due` (with ARCHIVE_ON_CONFIRM) sends the queued Wayback Machine captures the
+  limits allow and polls those under way (editorial.archive); each send and poll is
+  claimed first, so two runs at once are safe.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import feeds, notify, quote_checks, scheduling
+from editorial import archive, feeds, notify, quote_checks, scheduling
 from editorial.linkcheck import service, state
 from editorial.sourcetext import service as sourcetext
 
@@ -130,6 +133,20 @@ def refresh_feeds() -> int:
 def refresh_feed(show_id: int) -> str:
     """Import one show's feed as the system user; a bad feed is recorded on the show."""
     return feeds.refresh_show(show_id)
+
+
+@shared_task(
+    name=archive.SWEEP_TASK,
+    acks_late=True,
+    autoretry_for=RETRY_ON,
+    retry_backoff=True,
+    max_retries=3,
+    # Beat sends another every ARCHIVE_POLL_SECONDS: one that waited past it adds nothing.
+    expires=300,
+)
+def archive_due() -> dict[str, int]:
+    """Send queued captures and poll those under way (editorial.archive.run_due)."""
+    return archive.run_due()
 
 
 @shared_task(acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, max_retries=3)

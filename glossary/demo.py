@@ -43,6 +43,11 @@ from glossary.transcripts.feed import parse_feed
 DEMO_FEED = Path(__file__).resolve().parent / "demo_data" / "demo-feed.xml"
 
 CHECKED_ON = datetime.date(2026, 10, 24)
+# The demo source that shows an archived copy beside its link, as a capture saved when
+# it was confirmed would (docs/archive.md). PLACEHOLDER: nothing is fetched or archived;
+# the address has the Wayback Machine's form for the placeholder page on example.org.
+ARCHIVED_DEMO_ENTRY = "ai-factory"
+ARCHIVED_DEMO_AT = "20261024150000"
 
 INTERCONNECT_BODY = """\
 A frontier model is far too big to train on one chip. The work is split across thousands of GPUs, and after each step they must swap results before anyone can continue. If the links between them are slow, expensive chips sit idle waiting for data. So the network is not an accessory to the computers; it decides how many chips can usefully work together.
@@ -439,6 +444,11 @@ def load_demo() -> dict[str, int]:
         entry = entries[d.slug]
         # Every demo entry cites a checked source, so it passes its own publish checks.
         source = _source(d.source_url, f"{d.term} (demo source)", "example.org", Source.Kind.OTHER)
+        if d.slug == ARCHIVED_DEMO_ENTRY:
+            Source.objects.filter(pk=source.pk).update(
+                archive_url=f"https://web.archive.org/web/{ARCHIVED_DEMO_AT}/{source.url}",
+                archive_date=CHECKED_ON,
+            )
         Citation.objects.filter(entry=entry).delete()
         Citation.objects.create(
             entry=entry,

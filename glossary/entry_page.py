@@ -189,16 +189,23 @@ class SourceLine:
 
     @property
     def href(self) -> str:
-        """Dead, unfit or usurped sources link to the archived copy when there is one."""
-        if self.citation_status != "live" and self.archive_url:
+        """The cited address; an unfit or usurped one links to its archived copy instead,
+        never to what the address serves now (Wikipedia's `url-status`)."""
+        if self.citation_status in ("unfit", "usurped") and self.archive_url:
             return self.archive_url
         return self.url
+
+    @property
+    def archive_link(self) -> bool:
+        """The archived copy has its own link beside the cited one ("Archived copy,
+        November 20, 2026"), dead or alive, once a published version carries it."""
+        return bool(self.archive_url) and self.href != self.archive_url
 
     @property
     def status_note(self) -> str:
         if self.citation_status == "live":
             return ""
-        if self.archive_url:
+        if self.archive_url and self.href == self.archive_url:
             return (
                 "The original page is no longer available as cited; "
                 "the link opens an archived copy."

@@ -33,6 +33,9 @@ def no_fetch_on_confirm(settings: Any) -> None:
     # the demo's sources are real addresses, and tests never leave loopback.
     # tests/sourcetext turns it back on against its local site.
     settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+    # Nor does confirming ask the Wayback Machine for a capture (docs/archive.md);
+    # tests/archive turns it on against a local fake of the API.
+    settings.ARCHIVE_ON_CONFIRM = False
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,7 @@ from django.utils.safestring import SafeString
 from editorial import newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.reference import ReferenceAdmin
+from editorial.models import ArchiveRequest
 from editorial.permissions import Action, acting_user, can
 from editorial.sourcetext import report
 from editorial.sourcetext import service as sourcetext
@@ -37,6 +38,36 @@ from glossary.models import (
 )
 
 HISTORY_ROWS = 20
+ARCHIVE_ROWS = 5
+
+
+def _capture_line(row: ArchiveRequest) -> SafeString:
+    """One capture as editors read it: when, for whom, and what came of it."""
+    asked = format_html(
+        "asked {}{}",
+        newsroom.format_instant(row.requested_at),
+        f" by {row.requested_by.get_username()}" if row.requested_by else "",
+    )
+    State = ArchiveRequest.State
+    if row.state == State.SAVED:
+        return format_html(
+            '{}: <a href="{}" rel="noopener">saved {}</a>',
+            asked,
+            row.archive_url,
+            newsroom.format_instant(row.captured_at),
+        )
+    if row.state == State.FAILED:
+        return format_html("{}: failed — {}", asked, row.error)
+    waiting = "capturing" if row.state == State.CAPTURING and row.job_id else "queued"
+    retry = f"; last try: {row.error}" if row.error else ""
+    return format_html(
+        "{}: {}, next step after {}{}",
+        asked,
+        waiting,
+        newsroom.format_instant(row.next_attempt_at),
+        retry,
+    )
+
 
 LINK_HEALTH_FIELDS = [
     "health",
@@ -72,10 +103,17 @@ class ChangedSinceConfirmedFilter(admin.SimpleListFilter):
 
 class SourceAdmin(ReferenceAdmin):
     kind = PublicRecord.Kind.SOURCE
-    list_display = ["display_title", "url", "health", "last_checked_at", "citation_status"]
+    list_display = [
+        "display_title",
+        "url",
+        "health",
+        "last_checked_at",
+        "citation_status",
+        "archived",
+    ]
     list_filter = ["health", "kind", "citation_status", ChangedSinceConfirmedFilter]
     search_fields = ["title", "publisher", "url"]
-    readonly_fields = [*LINK_HEALTH_FIELDS, "what_changed"]
+    readonly_fields = [*LINK_HEALTH_FIELDS, "what_changed", "archive_requests"]
     actions = ["check_now", "mark_confirmed_today"]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[Any]:
@@ -84,6 +122,7 @@ class SourceAdmin(ReferenceAdmin):
             ("Archive", {"fields": ["citation_status", "archive_url", "archive_date"]}),
         ]
         if obj is not None:
+            fieldsets[1][1]["fields"].append("archive_requests")
             fieldsets.append(
                 (
                     "Link health (automatic; never an editorial confirmation)",
@@ -107,6 +146,25 @@ class SourceAdmin(ReferenceAdmin):
     @admin.display(description="source", ordering="title")
     def display_title(self, obj: Source) -> str:
         return obj.display_title
+
+    @admin.display(description="archived copy", boolean=True, ordering="archive_date")
+    def archived(self, obj: Source) -> bool:
+        return bool(obj.archive_url)
+
+    @admin.display(description="Wayback Machine captures")
+    def archive_requests(self, obj: Source) -> SafeString | str:
+        """What the captures asked for on confirmation did (editorial.archive)."""
+        rows = list(obj.archive_requests.select_related("requested_by")[:ARCHIVE_ROWS])
+        if not rows:
+            return (
+                "None asked for. Confirming the source asks the Wayback Machine to save it "
+                "(with ARCHIVE_ON_CONFIRM); the archive URL lands here and reaches readers "
+                "when an editor publishes an entry citing it."
+            )
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join("", "<li>{}</li>", ((_capture_line(r),) for r in rows)),
+        )
 
     @admin.display(description="page text changed since confirmed", boolean=True)
     def changed_since_confirmed_display(self, obj: Source) -> bool:

@@ -1,4 +1,4 @@
-"""Download one document whole (a podcast feed), through the checker's door.
+"""Download one document whole (a podcast feed), or call an API, through the checker's door.
 
 The link checker never keeps a body; importing a feed needs all of it. This is the
 same door with the same rules (`fetch.FetchOptions.from_settings`, `transport`):
@@ -22,6 +22,11 @@ from editorial.linkcheck.fetch import FetchOptions, _describe_error, prepare, ru
 
 class DownloadError(Exception):
     """The document could not be downloaded; the message says why, naming the URL."""
+
+
+class Refused(DownloadError):
+    """The guard refused the address (a private one, a scheme other than http(s)):
+    asking again cannot help."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,91 @@ async def _download(url: str, options: FetchOptions, max_bytes: int, accept: str
         raise DownloadError(f"{url}: more than {options.max_redirects} redirects")
     finally:
         await session.close()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An API's answer, whatever its status: the body is read whole (up to the cap)."""
+
+    status: int
+    headers: dict[str, str]  # names in lower case
+    body: bytes
+
+
+class _AnyBody(_Whole):
+    """Every body read, whatever the status: an API explains its errors in the body."""
+
+    def begin(self, status: int, headers: dict[str, str]) -> bool:
+        return True
+
+
+async def _exchange(
+    method: str,
+    url: str,
+    options: FetchOptions,
+    headers: tuple[str, ...],
+    body: bytes | None,
+    max_bytes: int,
+    accept: str,
+) -> Answer:
+    limits = transport.Limits(
+        user_agent=options.user_agent,
+        connect_timeout=options.connect_timeout,
+        read_timeout=options.read_timeout,
+        total_timeout=options.total_timeout,
+        accept=accept,
+        keep=1,
+    )
+    resolver = guard.Resolver(options.allow)
+    session = transport.Session(limits, options.allow)
+    try:
+        current = URL(url, encoded=False)
+        guard.check_scheme(current.scheme)
+        if not current.host:
+            raise DownloadError(f"{current} has no host")
+        guard.check_host_literal(current.host, options.allow)
+        prepared = await prepare(resolver, "GET", current)
+        request = transport.Request(method, prepared.url, prepared.pinned, headers, body)
+        sink = _AnyBody(current, max_bytes)
+        response = await session.request(request, sink)
+        if not response.complete:
+            raise DownloadError(f"{current} ended before its whole answer arrived")
+        return Answer(response.status, response.headers, bytes(sink.body))
+    finally:
+        await session.close()
+
+
+def exchange(
+    method: str,
+    url: str,
+    *,
+    headers: tuple[str, ...] = (),
+    body: bytes | None = None,
+    max_bytes: int,
+    accept: str = "application/json",
+) -> Answer:
+    """One request to an API (no redirect followed) and its answer, whatever its status;
+    DownloadError when there is none (refused by the guard, unreachable, too large).
+
+    The same door as `download`: the guard vets the host and every socket, the
+    LINKCHECK_* timeouts apply, and a private address is reached only when
+    LINKCHECK_ALLOW_PRIVATE lists it.
+    """
+    options = FetchOptions.from_settings()
+    try:
+        return run(_exchange(method, url, options, headers, body, max_bytes, accept))
+    except DownloadError:
+        raise
+    except guard.Refused as exc:
+        raise Refused(f"{url} was not requested: {exc}") from None
+    except Exception as exc:
+        try:
+            kind, text = _describe_error(exc)
+        except Exception:
+            raise exc from None
+        if kind is ErrorKind.GUARD:
+            raise Refused(f"{url} was not requested: {text}") from None
+        raise DownloadError(f"{url} did not answer: {text}") from None
 
 
 def download(url: str, *, max_bytes: int, accept: str = "*/*") -> Downloaded:

@@ -93,11 +93,15 @@ class Sink(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    method: str  # "GET" or "HEAD"
+    method: str  # "GET", "HEAD" or "POST"
     url: str  # already encoded
     # "host:port:address[,address]" for a name: the addresses the guard vetted, the only
     # ones libcurl may use for it (CURLOPT_RESOLVE); empty for an IP-literal host.
     pinned: str = ""
+    # Request headers besides the session's Accept ("Name: value"), and a POST's body:
+    # only an API client sends them (editorial.archive); the link checker never does.
+    headers: tuple[str, ...] = ()
+    body: bytes | None = None
 
 
 @dataclass(slots=True)
@@ -240,6 +244,7 @@ class Session:
         self._kicked = False
         self._unsent = 0  # transfers added since libcurl last ran its timers
         self._fed: list[_Transfer] = []  # transfers that got body in this dispatch
+        self._dressed: set[pycurl.Curl] = set()  # handles last used with extra headers
 
     # --- requests ------------------------------------------------------------
 
@@ -252,8 +257,17 @@ class Session:
         curl.setopt(pycurl.URL, request.url)
         if request.method == "HEAD":
             curl.setopt(pycurl.NOBODY, 1)
+        elif request.method == "POST":
+            curl.setopt(pycurl.POSTFIELDS, request.body or b"")
         else:
             curl.setopt(pycurl.HTTPGET, 1)
+        if request.headers or curl in self._dressed:
+            # A handle is reused: headers one request added must not reach the next.
+            curl.setopt(pycurl.HTTPHEADER, [f"Accept: {self._limits.accept}", *request.headers])
+            if request.headers:
+                self._dressed.add(curl)
+            else:
+                self._dressed.discard(curl)
         curl.setopt(pycurl.RESOLVE, [request.pinned] if request.pinned else [])
         curl.setopt(pycurl.WRITEFUNCTION, transfer.write)
         curl.setopt(pycurl.HEADERFUNCTION, transfer.head.extend)

@@ -23,6 +23,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 
+from editorial import archive
 from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import FetchOptions, check_urls, run
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
@@ -182,7 +183,9 @@ def confirm_citations(
     may carry pages a caller fetched before opening its transaction). The
     source's confirmed fingerprint becomes that text's, so later checks measure
     change from it. Per citation: a `CitationConfirmation` naming the text, and
-    the reader's excerpt (editorial.sourcetext.excerpt) with its date.
+    the reader's excerpt (editorial.sourcetext.excerpt) with its date. With
+    ARCHIVE_ON_CONFIRM, a Wayback Machine capture of each source is queued, sent by a
+    worker after the transaction commits (editorial.archive).
     """
     now = now or timezone.now()
     citations = [c for c in citations if c.checked_on is not None]
@@ -254,6 +257,7 @@ def confirm_citations(
         Citation.objects.filter(pk=citation.pk).update(
             excerpt=citation.excerpt, excerpt_on=citation.excerpt_on
         )
+    archive.request_archives(sources.values(), user=by)
     return Confirmed(CitationConfirmation.objects.bulk_create(confirmations), empty)
 
 

@@ -85,6 +85,18 @@ def test_the_demo_is_reachable_from_the_home_page(client, demo):
     assert 'href="/glossary/interconnect/"' in home
 
 
+def test_the_demo_shows_a_source_with_its_archived_copy_without_fetching_anything(client, demo):
+    # load_demo reaches no network: the copy's address is demo data (docs/archive.md).
+    page = client.get("/glossary/ai-factory/").content.decode()
+    archived = (
+        "https://web.archive.org/web/20261024150000/https://example.org/glossary-demo/ai-factory"
+    )
+    assert (
+        f'<a class="archive" href="{archived}" rel="noopener">Archived copy, '
+        '<time datetime="2026-10-24">October 24, 2026</time></a>'
+    ) in page
+
+
 def test_loading_the_demo_twice_changes_nothing(demo):
     counts = (Entry.objects.count(), EntryVersion.objects.count(), Source.objects.count())
     assert load_demo()["published"] == 0

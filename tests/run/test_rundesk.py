@@ -178,6 +178,7 @@ def test_rundesk_turns_scheduled_link_checks_off_unless_asked(
         "EMAIL_FILE_PATH",
         "LINKCHECK_ON_SCHEDULE",
         "SOURCETEXT_FETCH_ON_CONFIRM",
+        "ARCHIVE_ON_CONFIRM",
         "REDIS_URL",
         "CELERY_BROKER_URL",
     ):
@@ -187,6 +188,7 @@ def test_rundesk_turns_scheduled_link_checks_off_unless_asked(
     assert env["EMAIL_FILE_PATH"] == str(tmp_path / "outbox")
     assert env["LINKCHECK_ON_SCHEDULE"] == "false"
     assert env["SOURCETEXT_FETCH_ON_CONFIRM"] == "false"
+    assert env["ARCHIVE_ON_CONFIRM"] == "false"
     assert env["CELERY_BROKER_URL"] == "filesystem://"
     assert env["CELERY_TASK_ALWAYS_EAGER"] == "false"
     monkeypatch.setenv("LINKCHECK_ON_SCHEDULE", "true")

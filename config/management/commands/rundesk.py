@@ -41,6 +41,7 @@ def child_environment(run_dir: Path) -> dict[str, str]:
     # a citation does not fetch its page unasked either (a walk's confirmation did).
     env.setdefault("LINKCHECK_ON_SCHEDULE", "false")
     env.setdefault("SOURCETEXT_FETCH_ON_CONFIRM", "false")
+    env.setdefault("ARCHIVE_ON_CONFIRM", "false")
     # The desk's emails land as files in the run directory's outbox, one per message,
     # where whoever runs the demo can read them (the README names it); the console
     # backend scattered them through three processes' output.
