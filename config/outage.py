@@ -6,6 +6,11 @@ reader can wait out, not a bug: every view that needs the database answers
 design for pages (rendered from the template and settings alone, never the
 database) and ``{"error": ...}`` for the JSON API. Nothing is cached.
 
+A middleware that reads the database before any view (the session behind
+``request.user``, the two-factor step) meets the outage outside the view, where
+Django answers with its 500 handler: ``server_error`` is that handler, and gives
+the same 503 when the exception being handled is one of these.
+
 The next request tries the database again (Django drops a connection that
 failed; ``CONN_HEALTH_CHECKS`` tests a kept one before use), so the site
 recovers by itself when the database returns.
@@ -20,12 +25,14 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Callable
 
 from django.db.utils import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
+from django.views import defaults
 
 from glossary.context_processors import site
 
@@ -69,3 +76,12 @@ class DatabaseUnavailableMiddleware:
             extra={"path": request.path},
         )
         return unavailable(request)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's 500 handler (config.urls.handler500): the outage's 503 when the error
+    being handled is a lost database (raised in a middleware, before any view), else
+    Django's own 500 page. Django has already logged the traceback."""
+    if isinstance(sys.exc_info()[1], OperationalError | InterfaceError):
+        return unavailable(request)
+    return defaults.server_error(request)

@@ -14,3 +14,6 @@ urlpatterns = [
     path("preview/", include("editorial.preview")),
     path("", include("glossary.urls")),
 ]
+
+# A lost database met in a middleware (before any view) answers 503, as in a view.
+handler500 = "config.outage.server_error"

@@ -134,6 +134,8 @@ TABLE_BY_NAME = {t.name: t for t in TABLES}
 NOT_EXPORTED = {
     "glossary.SiteGeneration": "the page cache's token; a new one is made on import",
     "editorial.SchedulerHeartbeat": "when this installation's scheduler last ran",
+    "editorial.ArchiveRequest": "the Wayback Machine captures under way; the archive URL "
+    "travels with its source",
     "editorial.ShareLink": "preview links are signed with the old site's SECRET_KEY; share again",
     "editorial.QuoteCheckRun": "a bulk check's progress; start a new run after importing",
     "editorial.Notification": "emails waiting or sent on the old site",

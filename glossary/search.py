@@ -667,7 +667,10 @@ def marked_rows(hits: list[Hit], q: str) -> list[str]:
         pk: (summary, text)
         for pk, summary, text in EntryVersion.objects.filter(
             pk__in=[hit.version_id for hit in shown]
-        ).values_list("pk", "summary", "search_text")
+        )
+        # No ordering: a version's default ordering joins every entry for its term.
+        .order_by()
+        .values_list("pk", "summary", "search_text")
     }
     rows = []
     for hit in hits:

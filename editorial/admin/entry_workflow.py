@@ -217,7 +217,7 @@ class EntryWorkflowPages:
         shown = request.POST.get("shown_version", "").strip()
         try:
             workflow.publish_check_dates(
-                entry, user=request.user, shown_version=int(shown) if shown.isdecimal() else None
+                entry, user=request.user, shown_version=_version_number(shown)
             )
         except (workflow.WorkflowError, workflow.SelfApprovalRefused) as exc:
             messages.error(request, str(exc))
@@ -567,3 +567,11 @@ def unpublish_confirmation(
 
 def _allow_self_approval() -> bool:
     return bool(settings.WORKFLOW_ALLOW_SELF_APPROVAL)
+
+
+def _version_number(text: str) -> int | None:
+    """A posted version number, or None for anything that is not one (too long for a
+    version, non-ASCII digits): the publish then refuses as for a missing number."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        return None
+    return int(text)

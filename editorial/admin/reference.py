@@ -231,9 +231,14 @@ class EpisodeForm(forms.ModelForm[Episode]):
             )
         content: bytes = upload.read()
         try:
-            parse_transcript(content)
+            parsed = parse_transcript(content)
         except TranscriptError as exc:
             raise forms.ValidationError(f"{upload.name}: {exc}. Nothing was imported.") from None
+        if not parsed:
+            # Said here, with the form kept: the import refuses it after the form is saved.
+            raise forms.ValidationError(
+                f"{upload.name}: the transcript has no spoken text. Nothing was imported."
+            )
         self.transcript_name = upload.name
         return content
 

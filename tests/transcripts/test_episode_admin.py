@@ -108,3 +108,25 @@ def test_an_upload_alone_says_only_what_the_import_recorded(
             "object_id", flat=True
         )
     )
+
+
+def test_an_upload_with_no_spoken_text_is_refused_on_the_form_not_after_it(
+    client: Client, editor: User, episode: Episode
+) -> None:
+    """A file that parses but holds no cue (a header alone, a cue whose timing is skipped)
+    was refused only after the form was saved: a 500, and the form lost."""
+    client.force_login(editor)
+    for name, upload in [
+        ("empty.vtt", b"WEBVTT\n\n"),
+        ("note.vtt", b"WEBVTT\n\nNOTE hello\n"),
+        ("skipped.vtt", b"WEBVTT\n\n" + b"9" * 5000 + b":00.000 --> 00:05.000\nhi\n"),
+    ]:
+        response = client.post(url(episode), form_data(episode, upload, name))
+
+        assert response.status_code == 200, name
+        page = response.content.decode()
+        assert f"{name}: the transcript has no spoken text. Nothing was imported." in page
+        assert 'value="Seven, retitled"' in page  # what the editor typed is still there
+        episode.refresh_from_db()
+        assert episode.title == "Seven"
+        assert not Transcript.objects.filter(episode=episode).exists()

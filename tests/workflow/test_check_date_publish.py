@@ -247,3 +247,21 @@ def test_a_publish_that_does_not_say_what_was_shown_publishes_nothing(
     published.refresh_from_db()
     assert published.live_version_id == live_before
     assert published.has_unpublished_changes
+
+
+def test_a_version_number_no_version_could_have_publishes_nothing_and_says_why(
+    published: Entry, fact_checker: User, editor: User
+) -> None:
+    """5,000 digits passed `isdecimal()` and then failed `int()`: a 500."""
+    confirm_page_text(published, fact_checker, "It defines the links that join AI chips.", "fp-a")
+    live_before = published.live_version_id
+    for posted in ["9" * 5000, "٣"]:
+        response = client_for(editor).post(
+            f"/admin/glossary/entry/{published.pk}/publish-check-dates/",
+            {"shown_version": posted},
+            follow=True,
+        )
+        assert response.status_code == 200
+        assert "the request did not say which version" in response.content.decode()
+        published.refresh_from_db()
+        assert published.live_version_id == live_before
