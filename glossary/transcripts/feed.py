@@ -561,19 +561,24 @@ def _number(item: _Node, name: str, warnings: list[str], unreadable: set[str]) -
     """The season or episode number from `itunes:` or `podcast:`, which must agree; a bad
     or disagreeing one is left out with a warning."""
     found: list[tuple[int, _Node]] = []
+    bad = False
     for namespace in (ITUNES, PODCAST):
         node = item.child(namespace, name)
         if node is None or not node.text:
             continue
         whole = _WHOLE.match(node.text)
         if not whole:
-            unreadable.add(name)
+            # One bad tag does not throw away the other namespace's good one.
+            bad = True
             warnings.append(
                 f"line {node.line}: <{node.name}> {_shown(node.text)} is not a whole {name} "
                 "number; ignored"
             )
-            return None
+            continue
         found.append((int(whole[1]), node))
+    if bad and not found:
+        unreadable.add(name)
+        return None
     if len(found) == 2 and found[0][0] != found[1][0]:
         (first, a), (second, b) = found
         unreadable.add(name)

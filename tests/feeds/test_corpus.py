@@ -340,3 +340,21 @@ def _line_of(path: Path, text: str) -> int:
     """The line of `path` holding `text`, counted from 1."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return next(n for n, line in enumerate(lines, 1) if text in line)
+
+
+def test_a_bad_podcast_episode_number_does_not_throw_away_a_good_itunes_one():
+    """Found on a hostile walk: a 5,000-digit <podcast:episode> beside a valid
+    <itunes:episode>47 skipped the item as having no usable number."""
+    data = (
+        b'<?xml version="1.0"?>\n<rss version="2.0" '
+        b'xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" '
+        b'xmlns:podcast="https://podcastindex.org/namespace/1.0">\n<channel><title>T</title>\n'
+        b"<item><title>Forty-seven</title><guid>g47</guid>\n"
+        b"<itunes:episode>47</itunes:episode>\n"
+        b"<podcast:episode>" + b"9" * 5000 + b"</podcast:episode>\n"
+        b"</item></channel></rss>\n"
+    )
+    (item,) = parse_feed(data).items
+    assert item.episode == 47
+    assert "episode" not in item.unreadable
+    assert any("line 6: <podcast:episode>" in warning for warning in item.warnings)
