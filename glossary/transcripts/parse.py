@@ -233,9 +233,13 @@ def _decoded(data: bytes, codec: str, name: str) -> str:
             line = data[: exc.start].decode(codec, "replace").count("\n") + 1
         else:
             line = data.count(b"\n", 0, exc.start) + 1
+        if codec.startswith("utf-16"):
+            # UTF-16 fails on a pair of bytes (or a lone one at the end), not on one byte.
+            what = f"the bytes from offset {exc.start:,} are not {name} ({exc.reason})"
+        else:
+            what = f"byte {data[exc.start]:#04x} is neither UTF-8 nor {name}"
         raise TranscriptError(
-            f"line {line}: byte {data[exc.start]:#04x} is neither UTF-8 nor {name}; "
-            "is this a text file? Save the transcript as UTF-8"
+            f"line {line}: {what}; is this a text file? Save the transcript as UTF-8"
         ) from None
 
 

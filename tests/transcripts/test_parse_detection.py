@@ -45,6 +45,11 @@ def test_the_three_formats_of_one_interview_read_the_same_words():
             "line 4: byte 0x81 is neither UTF-8 nor Windows-1252",
         ),
         (b"WEBVTT\n\n\x00\x01\x02\x03binary", r"line 3: the control character U\+0000"),
+        # UTF-16 by its byte order mark, cut off mid-character: the offset, not the letter there.
+        (
+            b"\xff\xfe\x00\x00garbage",
+            "line 1: the bytes from offset 8 are not UTF-16 \\(truncated data\\)",
+        ),
     ],
 )
 def test_it_says_what_is_wrong_with_content_that_is_no_transcript(content, problem):
