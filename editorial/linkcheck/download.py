@@ -58,7 +58,8 @@ class _Whole:
         return True
 
 
-async def _download(url: str, options: FetchOptions, max_bytes: int, accept: str) -> Downloaded:
+def _one_connection(options: FetchOptions, accept: str) -> tuple[guard.Resolver, transport.Session]:
+    """The resolver and a one-connection session for a single download or exchange."""
     limits = transport.Limits(
         user_agent=options.user_agent,
         connect_timeout=options.connect_timeout,
@@ -67,8 +68,11 @@ async def _download(url: str, options: FetchOptions, max_bytes: int, accept: str
         accept=accept,
         keep=1,
     )
-    resolver = guard.Resolver(options.allow)
-    session = transport.Session(limits, options.allow)
+    return guard.Resolver(options.allow), transport.Session(limits, options.allow)
+
+
+async def _download(url: str, options: FetchOptions, max_bytes: int, accept: str) -> Downloaded:
+    resolver, session = _one_connection(options, accept)
     try:
         current = URL(url, encoded=False)
         for _hop in range(options.max_redirects + 1):
@@ -118,16 +122,7 @@ async def _exchange(
     max_bytes: int,
     accept: str,
 ) -> Answer:
-    limits = transport.Limits(
-        user_agent=options.user_agent,
-        connect_timeout=options.connect_timeout,
-        read_timeout=options.read_timeout,
-        total_timeout=options.total_timeout,
-        accept=accept,
-        keep=1,
-    )
-    resolver = guard.Resolver(options.allow)
-    session = transport.Session(limits, options.allow)
+    resolver, session = _one_connection(options, accept)
     try:
         current = URL(url, encoded=False)
         guard.check_scheme(current.scheme)
