@@ -43,10 +43,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from html import escape as _escape
 from typing import Any, Literal, overload
 
 from django.db import connection
-from django.utils.html import escape
 from rapidfuzz import fuzz
 
 from glossary import document, listing, selectors
@@ -620,12 +620,16 @@ def _word_pattern(q: str) -> re.Pattern[str] | None:
 
 
 def mark(text: str, pattern: re.Pattern[str]) -> str:
-    """`text` escaped as HTML, each match of `pattern` in `<mark>`."""
+    """`text` escaped as HTML, each match of `pattern` in `<mark>`.
+
+    The standard library's `html.escape` (what Django's `escape` calls, without its lazy
+    and safe-string wrapping, a third of a search page's marking time).
+    """
     out, last = [], 0
     for match in pattern.finditer(text):
-        out += [escape(text[last : match.start()]), f"<mark>{escape(match.group())}</mark>"]
+        out += [_escape(text[last : match.start()]), f"<mark>{_escape(match.group())}</mark>"]
         last = match.end()
-    out.append(escape(text[last:]))
+    out.append(_escape(text[last:]))
     return "".join(out)
 
 
@@ -663,21 +667,13 @@ def marked_rows(hits: list[Hit], q: str) -> list[str]:
     shown = [hit for hit in hits if not hit.fuzzy and hit.version_id]
     if pattern is None or not shown:
         return [hit.row_html for hit in hits]
-    texts = {
-        pk: (summary, text)
-        for pk, summary, text in EntryVersion.objects.filter(
-            pk__in=[hit.version_id for hit in shown]
-        )
-        # No ordering: a version's default ordering joins every entry for its term.
-        .order_by()
-        .values_list("pk", "summary", "search_text")
-    }
+    texts = selectors.version_texts([hit.version_id for hit in shown])
     rows = []
     for hit in hits:
         row = hit.row_html
         if hit.version_id in texts and row.endswith("</li>"):
             summary, text = texts[hit.version_id]
-            plain = f'<span class="summary">{escape(summary)}</span>'
+            plain = f'<span class="summary">{_escape(summary)}</span>'
             if summary and plain in row:
                 row = row.replace(plain, f'<span class="summary">{mark(summary, pattern)}</span>')
             passage = snippet(text, pattern)

@@ -112,6 +112,23 @@ def live_api_answer(slug: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def version_texts(version_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+    """Summary and search text of these versions, by id: what a search page marks its hits'
+    rows with. Versions never change, so the caller's ids (hits read from the live listing)
+    decide what is shown; this reads them in one prepared statement."""
+    ids = [int(pk) for pk in version_ids]
+    if not ids:
+        return {}
+    table = EntryVersion._meta.db_table
+    if connection.vendor == "postgresql":
+        sql = f"SELECT id, summary, search_text FROM {table} WHERE id = ANY(%s)"  # noqa: S608
+        rows = _fetch(sql, [ids], keep_plan=True)
+    else:
+        marks = ", ".join("%s" for _ in ids)
+        rows = _fetch(f"SELECT id, summary, search_text FROM {table} WHERE id IN ({marks})", ids)  # noqa: S608
+    return {pk: (summary, text) for pk, summary, text in rows}
+
+
 def live_version(slug: str) -> EntryVersion | None:
     """The live version at /glossary/<slug>/, with its entry."""
     return live_versions().select_related("live_for").filter(slug=slug).first()
