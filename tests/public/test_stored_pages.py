@@ -293,3 +293,39 @@ def test_publishes_storing_once_store_the_pages_they_touched_and_no_other(
         ("organisation", "acme-labs"),
         ("episode", "stored-show/1/4"),
     }
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # A value's end moved into the next value.
+        (("ab", "c"), ("a", "bc")),
+        # A row's values moved into the next row.
+        (("a", "b\n1:x"), ("a", "b")),
+        # NULL is not the empty text, nor the text "-".
+        ((None, "b"), ("", "b")),
+        ((None, "b"), ("-", "b")),
+        # A length written into a value.
+        (("1:a", ""), ("", "1:a")),
+    ],
+)
+def test_pages_whose_rows_differ_never_share_a_fingerprint(
+    one: tuple[str | None, str], other: tuple[str | None, str]
+) -> None:
+    from glossary import selectors
+
+    def fingerprint(row: tuple[str | None, str]) -> str:
+        found, _, _ = selectors._stored_or_rows(
+            "SELECT 0 AS part, CAST(%s AS TEXT) AS a, CAST(%s AS TEXT) AS b",
+            list(row),
+            "p.part",
+            "person",
+            "nobody",
+            "stamp",
+            columns=("part", "a", "b"),
+            fresh=True,
+        )
+        return found
+
+    assert fingerprint(one) != fingerprint(other)
+    assert fingerprint(one) == fingerprint(one)
