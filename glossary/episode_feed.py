@@ -406,7 +406,9 @@ def apply_feed(
             # A value the feed gave but that could not be read is not the feed's new word:
             # its last one stands, so a later good value is still told from a correction.
             values[name] = old_values[name]
-        changed_fields = _refresh(episode, values, prefer_feed=prefer_feed)
+        held: list[str] = []
+        changed_fields = _refresh(episode, values, prefer_feed=prefer_feed, held=held)
+        result.warnings.extend(f"“{item.title}”, line {item.line}: {why}" for why in held)
         episode.guid = item.guid
         _claim(claimed, episode, item)
         if (episode.season, episode.number) != old_key:
@@ -523,8 +525,20 @@ def _check_free(
         )
 
 
-def _refresh(episode: Episode, values: dict[str, Value], *, prefer_feed: bool) -> list[str]:
-    """Apply the feed's values where the editor has not corrected the field; return those set."""
+def _cited_past(episode: Episode, current: Value, new: Value) -> list[str]:
+    """What entries cite in `episode` after a duration of `new`, when `new` shortens it."""
+    if not isinstance(new, int) or (isinstance(current, int) and new >= current):
+        return []
+    return episode.moments_past(new)
+
+
+def _refresh(
+    episode: Episode, values: dict[str, Value], *, prefer_feed: bool, held: list[str]
+) -> list[str]:
+    """Apply the feed's values where the editor has not corrected the field; return those set.
+
+    A value that would make a cited time false (a duration ending before a quote) is not
+    applied: `held` says why."""
     changed = []
     kept = dict(episode.feed_kept)
     for name in FIELDS:
@@ -539,6 +553,14 @@ def _refresh(episode: Episode, values: dict[str, Value], *, prefer_feed: bool) -
         corrected = not _empty(current) and (name not in episode.feed_values or current != previous)
         if corrected and not prefer_feed:
             continue  # waits in the admin as a difference (or was kept)
+        if name == "duration" and (past := _cited_past(episode, current, new)):
+            # As the episode form refuses it: a shorter duration would leave cited moments
+            # past the audio's end. It waits in the admin as a difference, said here.
+            held.append(
+                f"<itunes:duration> {display(name, new)} is shorter than {'; '.join(past)}; "
+                f"the episode keeps {display(name, current)} until those times are corrected"
+            )
+            continue
         _set(episode, name, new)
         kept.pop(name, None)
         changed.append(name)
@@ -593,6 +615,12 @@ def take(episode: Episode, name: str, *, user: Actor) -> list[Any]:
                 f"Season {season} episode {number} is already “{other.title}”; "
                 "change that episode first."
             )
+    past = _cited_past(episode, current_value(episode, name), value) if name == "duration" else []
+    if past:
+        raise ValidationError(
+            f"The feed's duration {display(name, value)} would end the episode before "
+            f"{'; '.join(past)}. Correct those times first, or keep the longer duration."
+        )
     _set(episode, name, value)
     kept = dict(episode.feed_kept)
     kept.pop(name, None)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -279,3 +280,39 @@ def test_a_number_too_big_to_store_is_a_warning_and_its_new_item_waits(test_show
     ) in out
     assert f"Skipped: line {second}: “The episode numbered 2” has no usable season number" in out
     assert sorted(Episode.objects.values_list("number", "duration")) == [(1, 3510), (3, None)]
+
+
+def test_a_feed_never_shortens_an_episode_to_before_a_time_an_entry_cites(demo, editor):
+    """As the episode form refuses it: the feed's shorter duration waits, said as a warning
+    naming what it would cut off, and taking it is refused the same way."""
+    show = Show.objects.get(slug="demo-show")
+    episode = Episode.objects.get(show=show, season=3, number=44)
+    cited = episode.moments_past(60)
+    assert cited  # the demo's entries quote episode 44 after its first minute
+    shorter = DEMO_FEED.read_bytes().replace(
+        b"<itunes:duration>58:30</itunes:duration>", b"<itunes:duration>1:00</itunes:duration>"
+    )
+    result = episode_feed.apply_feed(show, parse_feed(shorter), user=editor)
+    episode.refresh_from_db()
+    assert episode.duration == 3510
+    [warning] = [w for w in result.warnings if "shorter than" in w]
+    assert "“Scale Across: When Two Data Centers Act as One”, line " in warning
+    assert "<itunes:duration> 1:00 is shorter than " + cited[0] in warning
+    assert "keeps 58:30" in warning
+    assert {d.field for d in episode_feed.differences(episode)} == {"duration"}
+    with pytest.raises(ValidationError, match="would end the episode before the quote"):
+        episode_feed.take(episode, "duration", user=editor)
+    episode.refresh_from_db()
+    assert episode.duration == 3510
+
+    # The feed's next word, longer, waits like any value the desk differs on, and taking
+    # it works: only a duration ending before a cited time is refused.
+    longer = DEMO_FEED.read_bytes().replace(
+        b"<itunes:duration>58:30</itunes:duration>", b"<itunes:duration>59:30</itunes:duration>"
+    )
+    result = episode_feed.apply_feed(show, parse_feed(longer), user=editor)
+    assert not [w for w in result.warnings if "shorter than" in w]
+    episode.refresh_from_db()
+    episode_feed.take(episode, "duration", user=editor)
+    episode.refresh_from_db()
+    assert episode.duration == 3570
