@@ -26,6 +26,7 @@ from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
+from editorial.admin.assignments import assignments_panel
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.comments import CommentPages, panel_context
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
@@ -35,7 +36,7 @@ from editorial.admin.forms import (
     KnownAutocompleteSelect,
     PreloadingInlineFormSet,
 )
-from editorial.admin.gates import gate_panel, viewed_by
+from editorial.admin.gates import gate_panel, viewed_by, viewer
 from editorial.admin.quotes import (
     QuoteForm,
     checks_by_quote,
@@ -282,6 +283,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         "last_published_at",
         "significant_change_at",
         "publish_checks",
+        "assignments",
     ]
     fieldsets = [
         (None, {"fields": ["term", "slug", "aliases", "summary", "body", "tags"]}),
@@ -298,6 +300,8 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         ),
         # editorial.gates: what would block publishing the saved working copy, and the fixes.
         ("Publish checks", {"fields": ["publish_checks"]}),
+        # editorial.assignments: who writes and who checks it, by when (never in a version).
+        ("Assignments", {"fields": ["assignments"]}),
     ]
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
     actions = ["publish_selected", "unpublish_selected", "archive_selected"]
@@ -343,6 +347,11 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     @admin.display(description="checks")
     def publish_checks(self, obj: Entry | None) -> SafeString:
         return gate_panel(obj)
+
+    @admin.display(description="assigned")
+    def assignments(self, obj: Entry | None) -> SafeString:
+        # The assign link shows only to whoever may assign (the page's reader).
+        return assignments_panel(obj, viewer())
 
     def view_on_site(self, obj: Entry) -> str:
         # An unpublished entry has no public page: "view on site" opens its preview.
