@@ -218,3 +218,44 @@ def recently_done(user: User, days: int = 14) -> QuerySet[Assignment]:
         .select_related("entry")
         .order_by("-done_at")
     )
+
+
+# The demo's planned entry (docs/demo.md), planned by `editor` for `writer` and `factchecker`.
+DEMO_PLANNED = ("Co-packaged optics", "co-packaged-optics")
+DEMO_SEED = "interconnect"
+
+
+def add_demo_plan(today: datetime.date | None = None) -> bool:
+    """Plan the demo's entry and assign the seed's re-check, once; whether they were added.
+
+    Nothing happens without the demo logins (writer, factchecker, editor) or when the
+    planned entry's address is already taken.
+    """
+    today = today or newsroom.today()
+    people = {
+        u.username: u for u in User.objects.filter(username__in=["writer", "factchecker", "editor"])
+    }
+    if len(people) < 3 or Entry.objects.filter(slug=DEMO_PLANNED[1]).exists():
+        return False
+    term, slug = DEMO_PLANNED
+    with transaction.atomic():
+        plan_entry(
+            Entry(term=term, slug=slug),
+            user=people["editor"],
+            assignments=[
+                (Role.WRITER, people["writer"], today + datetime.timedelta(days=5)),
+                (Role.FACT_CHECKER, people["factchecker"], today + datetime.timedelta(days=9)),
+            ],
+            note="How optics moved onto the package; the episodes that discuss it.",
+        )
+        seed = Entry.objects.filter(slug=DEMO_SEED).first()
+        if seed is not None:
+            assign(
+                seed,
+                role=Role.FACT_CHECKER,
+                assignee=people["factchecker"],
+                due_on=today + datetime.timedelta(days=2),
+                user=people["editor"],
+                note="Re-confirm the citations before the next episode airs.",
+            )
+    return True
