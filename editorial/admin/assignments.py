@@ -13,7 +13,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import site
+from django.contrib.admin import helpers, site
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -369,3 +369,51 @@ class AssignmentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+def assign_selected_form(request: HttpRequest, entries: list[Entry]) -> HttpResponse | None:
+    """The entry list's action: one person, role and day for every selected entry.
+
+    The first post shows the form; the confirmed one assigns each entry (each step
+    logged, the assignee told once per entry) and says which could not be.
+    """
+    user = acting_user(request)
+    require(user, Action.ASSIGN)
+    confirmed = request.POST.get("confirmed") == "yes"
+    form = AssignForm(request.POST if confirmed else None)
+    if confirmed and form.is_valid():
+        data = form.cleaned_data
+        done: list[str] = []
+        refused: list[str] = []
+        for entry in entries:
+            try:
+                assignments.assign(
+                    entry,
+                    role=data["role"],
+                    assignee=data["assignee"],
+                    due_on=data["due_on"],
+                    note=data["note"],
+                    user=user,
+                )
+            except assignments.AssignmentError as exc:
+                refused.append(f"“{entry.term}” ({exc})")
+            else:
+                done.append(f"“{entry.term}”")
+        if done:
+            messages.success(
+                request,
+                f"Assigned {', '.join(done)} to {data['assignee'].get_username()} "
+                f"({Role(data['role']).label.lower()}), "
+                f"due {newsroom.format_date(data['due_on'])}.",
+            )
+        if refused:
+            messages.error(request, "Not assigned: " + "; ".join(refused))
+        return None
+    context = _context(
+        request,
+        "Assign the selected entries",
+        form=form,
+        entries=entries,
+        action_checkbox_name=helpers.ACTION_CHECKBOX_NAME,
+    )
+    return TemplateResponse(request, "editorial/assign_selected.html", context)

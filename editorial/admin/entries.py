@@ -26,7 +26,7 @@ from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
-from editorial.admin.assignments import assignments_panel
+from editorial.admin.assignments import assign_selected_form, assignments_panel
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.comments import CommentPages, panel_context
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
@@ -304,7 +304,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         ("Assignments", {"fields": ["assignments"]}),
     ]
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
-    actions = ["publish_selected", "unpublish_selected", "archive_selected"]
+    actions = ["publish_selected", "unpublish_selected", "archive_selected", "assign_selected"]
     list_select_related = ["live_version"]
     save_on_top = True
     form = ConflictCheckingForm
@@ -372,6 +372,9 @@ class EntryAdmin(DeskModelAdmin[Entry]):
 
     def has_archive_permission(self, request: HttpRequest) -> bool:
         return can(request.user, Action.ARCHIVE)
+
+    def has_assign_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.ASSIGN)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return can(request.user, Action.DELETE)
@@ -589,6 +592,13 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     @admin.action(description="Archive selected entries", permissions=["archive"])
     def archive_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
         self._bulk(request, queryset, workflow.archive_entry, "Archived")
+
+    @admin.action(description="Assign selected entries…", permissions=["assign"])
+    def assign_selected(
+        self, request: HttpRequest, queryset: QuerySet[Entry]
+    ) -> HttpResponse | None:
+        """One writer or fact-checker, by one day, for each selected entry (docs/assignments.md)."""
+        return assign_selected_form(request, list(queryset.order_by("term")))
 
     def _bulk(self, request: HttpRequest, queryset: Any, func: Any, verb: str) -> None:
         done: list[str] = []

@@ -53,6 +53,7 @@ def test_planning_an_entry_and_finishing_the_work(browser, live_server, roles):
     with editor.expect_navigation():
         editor.click("text=Month")
     assert editor.locator("#calendar caption").inner_text().strip()
+    editor.locator("#content").screenshot(path=str(ARTIFACTS / "admin-calendar-month.png"))
 
     writer = _signed_in(browser, live_server, "wanda_writer")
     writer.goto(f"{live_server.url}/admin/dashboard/")

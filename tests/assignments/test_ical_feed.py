@@ -50,7 +50,7 @@ def _feed_path(user) -> str:
     return reverse("calendar-feed", args=[desk_calendar.feed_token(user)])
 
 
-def _events(response) -> dict[str, icalendar.Event]:
+def _events(response) -> dict[str, icalendar.cal.Component]:
     cal = icalendar.Calendar.from_ical(response.content)
     return {str(e["summary"]): e for e in cal.walk("VEVENT")}
 

@@ -141,3 +141,33 @@ def test_plan_an_entry_wants_a_due_date_for_each_person(editor, writer):
     )
     assert page.status_code == 200
     assert page.context["form"].errors["writer_due"]
+
+
+def test_the_entry_list_assigns_several_entries_at_once(make_entry, editor, writer):
+    first, second = make_entry("First"), make_entry("Second")
+    client = client_for(editor)
+    ask = client.post(
+        "/admin/glossary/entry/",
+        {"action": "assign_selected", "_selected_action": [first.pk, second.pk]},
+    )
+    assert ask.status_code == 200
+    assert "Assign 2 entries" in ask.content.decode()
+
+    done = client.post(
+        "/admin/glossary/entry/",
+        {
+            "action": "assign_selected",
+            "_selected_action": [first.pk, second.pk],
+            "confirmed": "yes",
+            "role": "writer",
+            "assignee": writer.pk,
+            "due_on": "2026-12-04",
+        },
+    )
+    assert done.status_code == 302
+    assert sorted(Assignment.objects.values_list("entry__term", flat=True)) == ["First", "Second"]
+
+
+def test_the_entry_list_offers_no_assigning_to_a_writer(make_entry, writer):
+    page = client_for(writer).get("/admin/glossary/entry/")
+    assert "assign_selected" not in page.content.decode()
