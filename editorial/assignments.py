@@ -221,7 +221,7 @@ def recently_done(user: User, days: int = 14) -> QuerySet[Assignment]:
 
 
 # The demo's planned entry (docs/demo.md), planned by `editor` for `writer` and `factchecker`.
-DEMO_PLANNED = ("Co-packaged optics", "co-packaged-optics")
+DEMO_PLANNED = ("Optical circuit switch", "optical-circuit-switch")
 DEMO_SEED = "interconnect"
 
 
@@ -246,7 +246,7 @@ def add_demo_plan(today: datetime.date | None = None) -> bool:
                 (Role.WRITER, people["writer"], today + datetime.timedelta(days=5)),
                 (Role.FACT_CHECKER, people["factchecker"], today + datetime.timedelta(days=9)),
             ],
-            note="How optics moved onto the package; the episodes that discuss it.",
+            note="What an optical circuit switch does in a scale-out network, and who makes one.",
         )
         seed = Entry.objects.filter(slug=DEMO_SEED).first()
         if seed is not None:
