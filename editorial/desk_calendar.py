@@ -142,7 +142,9 @@ def events_between(
                 )
             )
     order = {"publish": 0, "unpublish": 0, "due": 1, "release": 2}
-    events.sort(key=lambda e: (e.day, order[e.kind], e.at or timezone.now(), e.title))
+    # A day reads: what goes out (by its time), what is due, what is released.
+    earliest = datetime.datetime.min.replace(tzinfo=datetime.UTC)
+    events.sort(key=lambda e: (e.day, order[e.kind], e.at or earliest, e.title))
     return events
 
 

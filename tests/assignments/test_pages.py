@@ -171,3 +171,18 @@ def test_the_entry_list_assigns_several_entries_at_once(make_entry, editor, writ
 def test_the_entry_list_offers_no_assigning_to_a_writer(make_entry, writer):
     page = client_for(writer).get("/admin/glossary/entry/")
     assert "assign_selected" not in page.content.decode()
+
+
+def test_the_assignments_list_is_read_only_for_everyone(make_entry, editor, writer, admin_user):
+    made = assignments.assign(
+        make_entry("Listed"), role="writer", assignee=writer, due_on=FRIDAY, user=editor
+    )
+    for person in (writer, editor, admin_user):
+        client = client_for(person)
+        listed = client.get("/admin/editorial/assignment/")
+        assert listed.status_code == 200
+        assert "Listed" in listed.content.decode()
+        assert client.get("/admin/editorial/assignment/add/").status_code == 403
+        client.post(f"/admin/editorial/assignment/{made.pk}/change/", {"due_on": "2026-12-31"})
+        made.refresh_from_db()
+        assert made.due_on == FRIDAY
