@@ -54,6 +54,7 @@ class GateFailed(WorkflowError):
 
     def __init__(self, results: list[Any], *, overridable: bool = True) -> None:
         self.results = results
+        self.overridable = overridable
         self.blocking = [r for r in results if r.blocking and not r.passed]
         names = "; ".join(r.message for r in self.blocking)
         # A check no reason overrides (gates.NOT_OVERRIDABLE) says so, or the editor who

@@ -17,7 +17,7 @@ from editorial import assignments, gates, workflow
 from editorial.workflow import GateFailed
 from glossary.models import Entry, SiteGeneration
 from glossary.publishing import record_edit
-from tests.personas import client_for
+from tests.personas import client_for, reviewed
 
 pytestmark = pytest.mark.django_db
 
@@ -147,3 +147,24 @@ def test_once_written_a_planned_entry_is_published_by_someone_else(
 def test_the_dashboard_finds_a_published_entry_whose_body_was_emptied(make_entry):
     entry = make_entry("Emptied", body="")
     assert Entry.objects.filter(gates.may_fail_blocking(), pk=entry.pk).exists()
+
+
+def test_the_publish_page_says_no_reason_publishes_an_empty_body(
+    make_ready_entry, writer, second_editor
+):
+    entry = make_ready_entry("Planned", body="", in_review=True)
+
+    page = client_for(second_editor).post(
+        f"/admin/glossary/entry/{entry.pk}/publish/",
+        {
+            "override_reason": "Ship it anyway.",
+            "material": "1",
+            "expected_version": reviewed(entry),
+        },
+    )
+
+    assert page.status_code == 400  # the publish page, with the reason it was refused
+    assert "no reason publishes an entry with nothing to read" in page.content.decode()
+    assert "Ship it anyway." in page.content.decode()  # what was typed stays
+    entry.refresh_from_db()
+    assert entry.live_version_id is None
