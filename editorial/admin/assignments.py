@@ -181,12 +181,10 @@ def done_view(request: HttpRequest, assignment_id: int) -> HttpResponse:
     user = acting_user(request)
     assignment = get_object_or_404(Assignment.objects.select_related("entry"), pk=assignment_id)
     assignments.mark_done(assignment, user=user)
-    messages.success(request, f"Marked done: {assignment}.")
-    back = request.POST.get("next", "")
-    if back == "entry":
-        return HttpResponseRedirect(
-            reverse("admin:glossary_entry_change", args=[assignment.entry_id])
-        )
+    messages.success(
+        request,
+        f"Marked done: {assignment.get_role_display().lower()} of “{assignment.entry.term}”.",
+    )
     return HttpResponseRedirect(reverse("desk:my-work"))
 
 
