@@ -186,3 +186,29 @@ def test_the_assignments_list_is_read_only_for_everyone(make_entry, editor, writ
         client.post(f"/admin/editorial/assignment/{made.pk}/change/", {"due_on": "2026-12-31"})
         made.refresh_from_db()
         assert made.due_on == FRIDAY
+
+
+@pytest.mark.parametrize(
+    ("persona", "status"),
+    [
+        ("writer", 200),
+        ("fact_checker", 200),
+        ("editor", 200),
+        ("outsider", 302),
+        ("anonymous", 302),
+    ],
+)
+def test_everyone_on_the_desk_has_a_my_work_page_and_no_one_else(personas, persona, status):
+    assert client_for(personas[persona]).get("/admin/my-work/").status_code == status
+
+
+def test_nobody_else_marks_a_writers_assignment_done_without_the_right_to_assign(
+    make_entry, editor, writer, fact_checker
+):
+    made = assignments.assign(
+        make_entry("Theirs"), role="writer", assignee=writer, due_on=FRIDAY, user=editor
+    )
+    assert client_for(fact_checker).post(f"/admin/assignments/{made.pk}/done/").status_code == 403
+    assert client_for(writer).get(f"/admin/assignments/{made.pk}/done/").status_code == 403
+    made.refresh_from_db()
+    assert made.done_at is None
