@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from editorial.calendar_views import calendar_feed
 from editorial.notify_views import unsubscribe
 
 urlpatterns = [
@@ -10,6 +11,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The opt-out link in every desk email: works without signing in (editorial.notify_views).
     path("notifications/unsubscribe/<str:token>/", unsubscribe, name="notify-unsubscribe"),
+    # A person's desk calendar for their calendar app: a signed address, no sign-in
+    # (editorial.desk_calendar; docs/assignments.md).
+    path("calendar/<str:token>.ics", calendar_feed, name="calendar-feed"),
     # Drafts and shared previews; never public pages, never cached (editorial.preview).
     path("preview/", include("editorial.preview")),
     path("", include("glossary.urls")),

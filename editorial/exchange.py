@@ -37,6 +37,7 @@ from taggit.managers import TaggableManager
 from taggit.models import Tag, TaggedItem
 
 from editorial.models import (
+    Assignment,
     CitationConfirmation,
     Comment,
     InterestDisclosureWaiver,
@@ -122,6 +123,7 @@ TABLES: list[Table] = [
     Table("record_edits", RecordEdit),
     Table("workflow_events", WorkflowEvent),
     Table("comments", Comment),
+    Table("assignments", Assignment),
     Table("interest_waivers", InterestDisclosureWaiver),
     Table("scheduled_actions", ScheduledAction),
     Table("admin_log", LogEntry),
@@ -139,6 +141,8 @@ NOT_EXPORTED = {
     "editorial.ShareLink": "preview links are signed with the old site's SECRET_KEY; share again",
     "editorial.QuoteCheckRun": "a bulk check's progress; start a new run after importing",
     "editorial.Notification": "emails waiting or sent on the old site",
+    "editorial.CalendarFeed": "calendar addresses are signed with the old site's SECRET_KEY; "
+    "each person's My work page gives the new one",
     "glossary.Listing": "the public lists' rows, rendered again from the live versions on import",
     "glossary.ListingName": "rebuilt with the listing on import",
     "glossary.ListingCount": "recounted with the listing on import",
@@ -820,6 +824,7 @@ MERGE_LEFT_OUT = {
     "record_edits": "edits of the other site's records, approved or not there",
     "workflow_events": "the other site's history",
     "comments": "the other desk's threads, about versions that are not merged",
+    "assignments": "the other desk's plans for its people; assign merged drafts here",
     "interest_waivers": "decisions taken on the other site's versions",
     "scheduled_actions": "schedules for versions that are not merged",
     "admin_log": "the other site's admin history",

@@ -142,6 +142,12 @@ NAME_UNIQUE = "name_unique"
 NO_RAW_HTML = "no_raw_html"
 REFERENCE_ENDS_SENTENCE = "reference_ends_sentence"
 COMMENTS_RESOLVED = "comments_resolved"
+BODY_PRESENT = "body_present"
+
+# Blocking checks no written reason overrides: a page with nothing to read is not an
+# entry, and a planned entry (a term, no body yet; editorial.assignments) must never
+# reach readers by an override.
+NOT_OVERRIDABLE = frozenset({BODY_PRESENT})
 
 
 def blocking_failures(results: list[GateResult]) -> list[GateResult]:
@@ -387,6 +393,20 @@ def _name_checks(entry: Entry, index: dict[str, list[tuple[int, str]]]) -> list[
 
 
 def _body_checks(entry: Entry) -> list[GateResult]:
+    if not entry.body.strip():
+        return [
+            GateResult.block(
+                BODY_PRESENT,
+                "The body is empty: readers would get a term with nothing to read. Write the "
+                "entry first (a planned entry waits for its writer; no override publishes it).",
+                _entry_url(entry),
+            )
+        ] + _raw_html_checks(entry)
+    results = [GateResult.ok(BODY_PRESENT, "The entry has a body.", blocking=True)]
+    return results + _raw_html_checks(entry)
+
+
+def _raw_html_checks(entry: Entry) -> list[GateResult]:
     raw = raw_html_in(entry.body)
     if not raw:
         return [GateResult.ok(NO_RAW_HTML, "The body has no raw HTML.", blocking=False)]
@@ -452,6 +472,7 @@ def may_fail_blocking(now: datetime.datetime | None = None) -> Q:
 
     condition: Q = (
         Q(summary__regex=r"^\s*$")
+        | Q(body__regex=r"^\s*$")
         | ~entries(Citation.objects.all())
         | entries(Citation.objects.stale(today))
         | entries(Citation.objects.filter(source__health=Source.Health.BROKEN))

@@ -33,6 +33,10 @@ class WorkflowEvent(models.Model):
         RESTORE = "restore", "Restored from the archive"
         ROLLBACK = "rollback", "Rolled back"
         FACT_CHECK = "fact_check", "Fact-checked"
+        # Assignments (editorial.assignments): the entry's state does not change.
+        ASSIGN = "assign", "Assigned"
+        REASSIGN = "reassign", "Reassigned"
+        ASSIGNMENT_DONE = "assignment_done", "Assignment done"
 
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="workflow_events")
     version = models.ForeignKey(
@@ -86,6 +90,7 @@ class WorkflowEvent(models.Model):
             ("rollback_entry", "Can roll an entry back to an earlier version"),
             ("confirm_citation", "Can confirm citations (checked on / checked by)"),
             ("share_preview", "Can create share links for previews"),
+            ("assign_entry", "Can assign entries to writers and fact-checkers"),
         ]
 
     def __str__(self) -> str:
@@ -446,6 +451,7 @@ class Notification(models.Model):
         SCHEDULE_FAILED = "schedule_failed", "Scheduled action failed"
         SOURCE_CHANGED = "source_changed", "Cited source needs a look"
         MENTIONED = "mentioned", "Mentioned in a comment"
+        ASSIGNED = "assigned", "Assigned to you"
 
     class Outcome(models.TextChoices):
         WAITING = "", "Waiting"
@@ -663,3 +669,91 @@ class ArchiveRequest(models.Model):
 
     def __str__(self) -> str:
         return f"Archive of {self.url} ({self.get_state_display()})"
+
+
+# --- Assignments and the calendar (editorial.assignments; docs/assignments.md) ------------
+
+
+class Assignment(models.Model):
+    """One person asked to write or fact-check an entry by a date.
+
+    The desk's planning only: nothing here is in a version's document, and
+    editorial.assignments writes these rows without touching the entry, so an
+    assignment never changes what readers see. An entry has at most one open
+    assignment per role; reassigning changes that row, and each step is a
+    WorkflowEvent in the entry's history.
+    """
+
+    class Role(models.TextChoices):
+        WRITER = "writer", "Writer"
+        FACT_CHECKER = "fact_checker", "Fact-checker"
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="assignments")
+    role = models.CharField(max_length=20, choices=Role.choices)
+    # Kept with the account (PROTECT), like the audit log: who was asked stays on record.
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
+    )
+    due_on = models.DateField(
+        "due", help_text="The day it is due, in the newsroom's zone (it is overdue the day after)."
+    )
+    note = models.TextField(blank=True, help_text="What is asked, for the assignee.")
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    assigned_at = models.DateTimeField(default=timezone.now)
+    done_at = models.DateTimeField(null=True, blank=True)
+    done_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["due_on", "pk"]
+        constraints = [
+            # One open assignment per entry and role: a second would leave two people
+            # thinking the same work is theirs.
+            models.UniqueConstraint(
+                fields=["entry", "role"],
+                condition=models.Q(done_at__isnull=True),
+                name="assignment_one_open_per_role",
+            )
+        ]
+        indexes = [
+            # "My work" and the person's calendar feed: a person's open assignments by date.
+            models.Index(
+                fields=["assignee", "due_on"],
+                condition=models.Q(done_at__isnull=True),
+                name="assignment_open_by_person_idx",
+            ),
+            # The calendar: open assignments due in a month.
+            models.Index(
+                fields=["due_on"],
+                condition=models.Q(done_at__isnull=True),
+                name="assignment_open_due_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()} of {self.entry}: {self.assignee}, due {self.due_on}"
+
+    @property
+    def is_done(self) -> bool:
+        return self.done_at is not None
+
+
+class CalendarFeed(models.Model):
+    """The key in a person's calendar feed link; a new key revokes every older link.
+
+    The link is signed with the site's SECRET_KEY and names the person and this
+    key (editorial.assignments.feed_token), so it works without signing in and
+    stops working when the person resets it from "My work".
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feed"
+    )
+    key = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Calendar feed of {self.user}"

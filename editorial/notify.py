@@ -47,7 +47,7 @@ from django.utils import timezone
 
 from editorial import newsroom
 from editorial.linkcheck.state import Transition
-from editorial.models import Comment, Notification, NotificationPreference
+from editorial.models import Assignment, Comment, Notification, NotificationPreference
 from editorial.sourcetext import report
 from glossary.models import Entry, Source
 
@@ -81,6 +81,11 @@ def editors() -> QuerySet[User]:
 def fact_checkers() -> QuerySet[User]:
     """Everyone who can confirm citations."""
     return _with_permission("editorial.confirm_citation")
+
+
+def content_writers() -> QuerySet[User]:
+    """Everyone who can write entries (writers, editors, admins)."""
+    return _with_permission("editorial.edit_content")
 
 
 def _delivery_of(users: Iterable[int]) -> dict[int, str]:
@@ -223,6 +228,24 @@ def tell_mentioned(comment: Comment, user_ids: Iterable[int], *, actor: object) 
         text += f"\n> {_one_line(comment.quote)}"
     text += f"\n{comment.text}\nReply: {_entry_url(entry)}#comment-{comment.pk}"
     made = _record(_audience(user_ids, actor), Kind.MENTIONED, subject, text, entry=entry)
+    _after_commit_deliver()
+    return made
+
+
+def tell_assigned(assignment: Assignment, *, actor: object) -> int:
+    """The assignee hears what is asked of them and by when (never when they assigned
+    themselves)."""
+    entry = assignment.entry
+    what = "write" if assignment.role == Assignment.Role.WRITER else "fact-check"
+    due = newsroom.format_date(assignment.due_on)
+    subject = f"Assigned to you: {what} “{entry.term}” by {due}"
+    text = f"{_name(actor)} asked you to {what} “{entry.term}” by {due}."
+    if assignment.note:
+        text += f"\nTheir note: {assignment.note}"
+    text += f"\nOpen it: {_entry_url(entry)}\nYour work: {desk_url(reverse('desk:my-work'))}"
+    made = _record(
+        _audience([assignment.assignee_id], actor), Kind.ASSIGNED, subject, text, entry=entry
+    )
     _after_commit_deliver()
     return made
 

@@ -43,6 +43,7 @@ class Action(StrEnum):
     SHARE_PREVIEW = "share_preview"
     MANAGE_TAGS = "manage_tags"
     COMMENT = "comment"
+    ASSIGN = "assign"
 
 
 # The permissions each action needs (all of them).
@@ -66,6 +67,9 @@ ACTION_PERMISSIONS: dict[Action, tuple[str, ...]] = {
     # Commenting, replying, resolving and reopening threads (editorial.comments); only a
     # comment's author may change its text, which the comments module asks itself.
     Action.COMMENT: ("glossary.view_entry", "editorial.view_comment", "editorial.add_comment"),
+    # Assigning, reassigning and planning entries (editorial.assignments); an assignee marks
+    # their own assignment done without it.
+    Action.ASSIGN: ("glossary.view_entry", "editorial.assign_entry"),
 }
 
 _ENTRY_PARTS = ("episodereference", "quote", "disclosure", "citation", "seealso")
@@ -94,7 +98,8 @@ def _crud(model: str, *verbs: str, app: str = "glossary") -> list[str]:
 
 def _viewer() -> list[str]:
     perms = [p for m in _ALL_GLOSSARY for p in _crud(m, "view")]
-    return perms + ["editorial.view_workflowevent", "taggit.view_tag"]
+    # Everyone on the desk sees who is assigned what ("My work", the calendar).
+    return perms + ["editorial.view_workflowevent", "editorial.view_assignment", "taggit.view_tag"]
 
 
 def _commenter() -> list[str]:
@@ -134,6 +139,7 @@ def _editor() -> list[str]:
         "editorial.archive_entry",
         "editorial.schedule_entry",
         "editorial.rollback_entry",
+        "editorial.assign_entry",
         # Renaming, merging and deleting tags (each recorded in the entries they touch).
         "taggit.change_tag",
         "taggit.delete_tag",

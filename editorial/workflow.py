@@ -21,7 +21,7 @@ from django.db.models import Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from editorial import newsroom, notify
-from editorial.gates import run_gates, run_gates_for
+from editorial.gates import NOT_OVERRIDABLE, run_gates, run_gates_for
 from editorial.models import ScheduledAction, ShareLink, WorkflowEvent
 from editorial.permissions import Action, require
 from glossary import document, publishing, records
@@ -52,11 +52,17 @@ class SelfApprovalRefused(PermissionDenied):
 class GateFailed(WorkflowError):
     """Blocking publish checks failed and no override reason was given."""
 
-    def __init__(self, results: list[Any]) -> None:
+    def __init__(self, results: list[Any], *, overridable: bool = True) -> None:
         self.results = results
+        self.overridable = overridable
         self.blocking = [r for r in results if r.blocking and not r.passed]
         names = "; ".join(r.message for r in self.blocking)
-        super().__init__(f"Not published: {len(self.blocking)} blocking check(s) failed. {names}")
+        # A check no reason overrides (gates.NOT_OVERRIDABLE) says so, or the editor who
+        # wrote one would not know why it was not enough.
+        ending = "" if overridable else " No override reason publishes an entry with no body."
+        super().__init__(
+            f"Not published: {len(self.blocking)} blocking check(s) failed. {names}{ending}"
+        )
 
 
 def _lock(entry: Entry) -> Entry:
@@ -453,6 +459,8 @@ def publish_entries(
             blocking[entry.pk] = [r for r in results[entry.pk] if r.blocking and not r.passed]
             if blocking[entry.pk] and not reason:
                 raise GateFailed(results[entry.pk])
+            if any(r.code in NOT_OVERRIDABLE for r in blocking[entry.pk]):
+                raise GateFailed(results[entry.pk], overridable=False)
         if any(blocking.values()):
             require(user, Action.OVERRIDE_GATES)
         # Who hears of the publication: read before it, when the change is still waiting.

@@ -5,7 +5,8 @@ publish, history, compare, rollback, share), `forms`, `sources` (the source
 library and link checks), `reference` (shows, episodes, people, organisations),
 `history` (versions and the audit log), `notifications` (the email log and
 people's delivery choices), `scheduling`, `gates` (the checks panel
-and one-click fixes), `dashboard`, `urls` (the desk's own pages), `base` (what
+and one-click fixes), `dashboard`, `assignments` ("My work", assigning, planning and
+the calendar), `urls` (the desk's own pages), `base` (what
 every model admin here stands on) and `accounts` (users, groups and sign-in
 records, guarded the same way).
 """
@@ -14,6 +15,7 @@ from django.contrib import admin
 from taggit.models import Tag
 
 from editorial.admin import accounts
+from editorial.admin.assignments import AssignmentAdmin
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
 from editorial.admin.notifications import NotificationAdmin, NotificationPreferenceAdmin
@@ -28,6 +30,7 @@ from editorial.admin.reference import (
 from editorial.admin.scheduling import InterestDisclosureWaiverAdmin, ScheduledActionAdmin
 from editorial.admin.sources import LinkCheckAdmin, SourceAdmin
 from editorial.models import (
+    Assignment,
     InterestDisclosureWaiver,
     Notification,
     NotificationPreference,
@@ -64,6 +67,7 @@ admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)
 admin.site.register(QuoteCheckRun, QuoteCheckRunAdmin)
 admin.site.register(Notification, NotificationAdmin)
 admin.site.register(NotificationPreference, NotificationPreferenceAdmin)
+admin.site.register(Assignment, AssignmentAdmin)
 # taggit's own admin lets any staff member merge tags across entries unrecorded.
 if admin.site.is_registered(Tag):
     admin.site.unregister(Tag)

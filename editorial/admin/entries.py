@@ -26,6 +26,7 @@ from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
+from editorial.admin.assignments import assign_selected_form, assignments_panel
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.comments import CommentPages, panel_context
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
@@ -35,7 +36,7 @@ from editorial.admin.forms import (
     KnownAutocompleteSelect,
     PreloadingInlineFormSet,
 )
-from editorial.admin.gates import gate_panel, viewed_by
+from editorial.admin.gates import gate_panel, viewed_by, viewer
 from editorial.admin.quotes import (
     QuoteForm,
     checks_by_quote,
@@ -282,6 +283,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         "last_published_at",
         "significant_change_at",
         "publish_checks",
+        "assignments",
     ]
     fieldsets = [
         (None, {"fields": ["term", "slug", "aliases", "summary", "body", "tags"]}),
@@ -298,9 +300,11 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         ),
         # editorial.gates: what would block publishing the saved working copy, and the fixes.
         ("Publish checks", {"fields": ["publish_checks"]}),
+        # editorial.assignments: who writes and who checks it, by when (never in a version).
+        ("Assignments", {"fields": ["assignments"]}),
     ]
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
-    actions = ["publish_selected", "unpublish_selected", "archive_selected"]
+    actions = ["publish_selected", "unpublish_selected", "archive_selected", "assign_selected"]
     list_select_related = ["live_version"]
     save_on_top = True
     form = ConflictCheckingForm
@@ -344,6 +348,11 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     def publish_checks(self, obj: Entry | None) -> SafeString:
         return gate_panel(obj)
 
+    @admin.display(description="assigned")
+    def assignments(self, obj: Entry | None) -> SafeString:
+        # The assign link shows only to whoever may assign (the page's reader).
+        return assignments_panel(obj, viewer())
+
     def view_on_site(self, obj: Entry) -> str:
         # An unpublished entry has no public page: "view on site" opens its preview.
         if obj.is_live:
@@ -363,6 +372,9 @@ class EntryAdmin(DeskModelAdmin[Entry]):
 
     def has_archive_permission(self, request: HttpRequest) -> bool:
         return can(request.user, Action.ARCHIVE)
+
+    def has_assign_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, Action.ASSIGN)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return can(request.user, Action.DELETE)
@@ -580,6 +592,13 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     @admin.action(description="Archive selected entries", permissions=["archive"])
     def archive_selected(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
         self._bulk(request, queryset, workflow.archive_entry, "Archived")
+
+    @admin.action(description="Assign selected entries…", permissions=["assign"])
+    def assign_selected(
+        self, request: HttpRequest, queryset: QuerySet[Entry]
+    ) -> HttpResponse | None:
+        """One writer or fact-checker, by one day, for each selected entry (docs/assignments.md)."""
+        return assign_selected_form(request, list(queryset.order_by("term")))
 
     def _bulk(self, request: HttpRequest, queryset: Any, func: Any, verb: str) -> None:
         done: list[str] = []

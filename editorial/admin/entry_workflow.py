@@ -318,6 +318,10 @@ class EntryWorkflowPages:
                 error = (
                     f"Not published: {len(exc.blocking)} blocking check(s) failed. Fix them, "
                     "or write why publishing anyway is right."
+                    if exc.overridable
+                    else f"Not published: {len(exc.blocking)} blocking check(s) failed, and "
+                    "the body is empty: no reason publishes an entry with nothing to read. "
+                    "Write it first (docs/assignments.md)."
                 )
             except (workflow.WorkflowError, PermissionDenied) as exc:
                 error = str(exc)

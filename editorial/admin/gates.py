@@ -182,6 +182,11 @@ def viewed_by(user: Any) -> Iterator[None]:
         _viewer.reset(token)
 
 
+def viewer() -> Any:
+    """Who reads the change page being rendered (`viewed_by`), or None outside it."""
+    return _viewer.get()
+
+
 def fix_html(result: GateResult, user: Any, label: str = "Fix this") -> SafeString:
     """Where `user` fixes what `result` found: a link, or, when the fix is someone else's
     to make (a writer cannot set a citation's check date), who must act, by name."""

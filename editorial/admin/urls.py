@@ -7,6 +7,13 @@ only, login redirect); each view checks its own permission too.
 from django.contrib.admin import site
 from django.urls import path
 
+from editorial.admin.assignments import (
+    assign_view,
+    calendar_view,
+    done_view,
+    my_work_view,
+    plan_view,
+)
 from editorial.admin.dashboard import dashboard_view
 from editorial.admin.gates import generate_sponsorship, interest_not_needed
 from editorial.admin.quotes import move_quote
@@ -17,6 +24,14 @@ app_name = "desk"
 
 urlpatterns = [
     path("dashboard/", site.admin_view(dashboard_view), name="dashboard"),
+    # Assignments and the calendar (editorial.assignments, editorial.desk_calendar).
+    path("my-work/", site.admin_view(my_work_view), name="my-work"),
+    path(
+        "assignments/<int:assignment_id>/done/", site.admin_view(done_view), name="assignment-done"
+    ),
+    path("assign/<int:entry_id>/", site.admin_view(assign_view), name="assign"),
+    path("plan/", site.admin_view(plan_view), name="plan-entry"),
+    path("calendar/", site.admin_view(calendar_view), name="calendar"),
     path("notifications/", site.admin_view(preferences), name="notifications"),
     # Two-factor sign-in (editorial.twofactor): the person's page, enrolment, the code step.
     path("2fa/", site.admin_view(overview_view), name="2fa"),

@@ -106,6 +106,12 @@ def test_main_admin_pages_have_no_serious_accessibility_violations(browser, site
         "/admin/glossary/source/",
         f"/admin/glossary/source/{source.pk}/change/",
         "/admin/glossary/episode/",
+        # Assignments and the calendar (docs/assignments.md).
+        "/admin/my-work/",
+        "/admin/plan/",
+        f"/admin/assign/{entry.pk}/",
+        "/admin/calendar/",
+        "/admin/calendar/?view=week",
     ]:
         page.goto(f"{site}{path}")
         assert page.locator("#content").count() == 1, path

@@ -26,7 +26,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.test import Client
 
-from editorial import comments, scheduling, workflow
+from editorial import assignments, comments, scheduling, workflow
 from editorial.models import Comment, InterestDisclosureWaiver, ScheduledAction, WorkflowEvent
 from editorial.permissions import Role
 from glossary.models import Entry, EntryVersion, LinkCheck, Organisation, Source
@@ -170,7 +170,11 @@ def build_site(editor: User, second_editor: User, writer: User) -> None:
     )
     # A withdrawn entry: written, reviewed, published, then unpublished by an editor.
     withdrawn = Entry.objects.create(
-        term="Withdrawn term", slug="withdrawn-term", summary="Gone.", created_by=writer
+        term="Withdrawn term",
+        slug="withdrawn-term",
+        summary="Gone.",
+        body="Withdrawn since.",
+        created_by=writer,
     )
     withdrawn.tags.add("networking")
     save_version(withdrawn, user=writer, comment="Draft.")
@@ -185,6 +189,15 @@ def build_site(editor: User, second_editor: User, writer: User) -> None:
     workflow.submit_for_review(pending, user=writer)
     scheduling.schedule(
         pending, action="publish", due_at=NOW + datetime.timedelta(days=2), user=editor
+    )
+    # An assignment: the writer is to finish it (editorial.assignments).
+    assignments.assign(
+        pending,
+        role="writer",
+        assignee=writer,
+        due_on=NOW.date() + datetime.timedelta(days=3),
+        user=editor,
+        note="Finish before it goes out.",
     )
     # A waiver: the editor decided an organisation's interest needs no disclosure.
     InterestDisclosureWaiver.objects.create(

@@ -42,7 +42,9 @@ MARK = "zebraquill"
 PROBE = MARK[:-1]
 # Routes owned by others that show drafts on purpose, or are not public pages.
 # notifications/: the opt-out page behind a signed token names only its own person.
-EXCLUDED_PREFIXES = ("admin/", "preview/", "notifications/")
+# calendar/: a desk member's own calendar feed behind a signed token (docs/assignments.md):
+# the desk's plans for that person, drafts included, never a reader's page.
+EXCLUDED_PREFIXES = ("admin/", "preview/", "notifications/", "calendar/")
 
 
 def walk(patterns: list[Any], prefix: str = "", namespace: str = "") -> Iterator[tuple[str, str]]:

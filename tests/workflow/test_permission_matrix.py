@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import PermissionDenied
 
-from editorial import workflow
+from editorial import newsroom, workflow
 from editorial.models import WorkflowEvent
 from editorial.permissions import Action, can
 from glossary.models import Citation, Entry
@@ -154,6 +154,15 @@ def _comment(entry, client, **_):
     return entry.comments.filter(text="Is this the right word?").exists()
 
 
+def _assign(entry, client, second_editor, **_):
+    due = newsroom.today() + datetime.timedelta(days=3)
+    client.post(
+        f"/admin/assign/{entry.pk}/",
+        {"role": "writer", "assignee": second_editor.pk, "due_on": due.isoformat()},
+    )
+    return entry.assignments.filter(assignee=second_editor).exists()
+
+
 CASES = {
     Action.VIEW: _change_page,
     Action.ADD: _add_page,
@@ -180,6 +189,7 @@ CASES = {
     Action.SHARE_PREVIEW: _share,
     Action.MANAGE_TAGS: _merge_tags,
     Action.COMMENT: _comment,
+    Action.ASSIGN: _assign,
 }
 
 

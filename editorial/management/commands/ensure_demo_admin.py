@@ -7,6 +7,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from editorial.assignments import add_demo_plan
 from editorial.comments import add_demo_thread
 from editorial.permissions import Role
 from glossary.management.database import DatabaseCommand
@@ -67,6 +68,8 @@ class Command(DatabaseCommand):
         # The demo's comment threads are written by these logins (load_demo adds them
         # too when it runs after this).
         add_demo_thread()
+        # And the demo's planned entry and assignments (docs/demo.md).
+        add_demo_plan()
         self.stdout.write(
             self.style.SUCCESS(f"Demo logins at {settings.SITE_URL}/admin/, password {password!r}:")
         )
