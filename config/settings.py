@@ -430,6 +430,11 @@ DASHBOARD_AGING_DAYS = env_int("DASHBOARD_AGING_DAYS", 365, minimum=1)
 WORKFLOW_ALLOW_SELF_APPROVAL = env_bool("WORKFLOW_ALLOW_SELF_APPROVAL", False)
 # How long a preview share link works, in hours, from when it is made.
 PREVIEW_LINK_MAX_AGE_HOURS = env_int("PREVIEW_LINK_MAX_AGE_HOURS", 72, minimum=1)
+# Who else has an entry open (editorial.presence, docs/who-is-editing.md): an open entry
+# page reports every PRESENCE_HEARTBEAT_SECONDS; a person not heard from for
+# PRESENCE_GONE_AFTER_SECONDS is taken to have left.
+PRESENCE_HEARTBEAT_SECONDS = env_int("PRESENCE_HEARTBEAT_SECONDS", 30, minimum=5)
+PRESENCE_GONE_AFTER_SECONDS = env_int("PRESENCE_GONE_AFTER_SECONDS", 120, minimum=10)
 
 # --- Public site (glossary views, feeds, API; docs/public-site.md) ---------------------
 
