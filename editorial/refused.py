@@ -237,7 +237,8 @@ def merge(refused: RefusedEdit, *, user: Any, take: list[str], token: str) -> En
     form = form_class(data=data, instance=entry)
     if not form.is_valid():
         problems = "; ".join(
-            f"{FIELDS.get(name, name)}: {' '.join(errors)}" for name, errors in form.errors.items()
+            f"{FIELDS.get(name, name)}: {' '.join(str(e) for e in errors)}"
+            for name, errors in form.errors.items()
         )
         raise MergeError(f"Nothing was taken: {problems}")
     before = entry.status

@@ -19,9 +19,9 @@ from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
 from editorial import newsroom, workflow
-from editorial.refused import edit_token
 from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
 from editorial.models import ScheduledAction, WorkflowEvent
+from editorial.refused import edit_token
 from glossary import publishing
 from glossary.fields import SingleLineFormField, WebURLValidator, refuse_line_breaks
 from glossary.models import (

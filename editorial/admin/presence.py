@@ -55,11 +55,8 @@ def heartbeat_view(request: HttpRequest, entry_id: int) -> JsonResponse:
     user = acting_user(request)
     now = timezone.now()
     presence.mark(entry, user, now=now)
-    response = JsonResponse(
-        {"others": [p.as_json(now) for p in presence.others(entry, user, now=now)]}
-    )
-    response["Cache-Control"] = "private, no-store"
-    return response
+    # The admin's wrapper marks it never to be cached.
+    return JsonResponse({"others": [p.as_json(now) for p in presence.others(entry, user, now=now)]})
 
 
 def leave_view(request: HttpRequest, entry_id: int) -> HttpResponse:
@@ -177,11 +174,11 @@ def refused_view(request: HttpRequest, refused_id: int) -> HttpResponse:
             error = str(exc)
             entry.refresh_from_db()
         else:
+            taken = ", ".join(refused.FIELDS[n].lower() for n in take if n in refused.FIELDS)
             messages.success(
                 request,
-                f"Took your {', '.join(refused.FIELDS[n].lower() for n in take if n in refused.FIELDS)}"
-                f" into the draft as version {version.number}. Readers see nothing of it "
-                "until another editor publishes it.",
+                f"Took your {taken} into the draft as version {version.number}. Readers see "
+                "nothing of it until another editor publishes it.",
             )
             return HttpResponseRedirect(reverse("admin:glossary_entry_change", args=[entry.pk]))
     elif request.method == "POST":
