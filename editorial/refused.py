@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import QuerySet
@@ -276,3 +277,36 @@ def discard(refused: RefusedEdit, *, user: Any) -> None:
 def waiting_for(user: Any, entry: Entry) -> int:
     """How many refused edits of `entry` `user` has kept (the entry page names them)."""
     return RefusedEdit.objects.filter(author=user, entry=entry).count()
+
+
+# The demo's kept refused edit: the writer's sharper summary of the seed entry, refused
+# because an editor saved first (docs/demo.md).
+DEMO_ENTRY = "interconnect"
+DEMO_SUMMARY = (
+    "The links and switches that join AI chips into one machine: they decide how many "
+    "GPUs can work as one."
+)
+
+
+def add_demo_refused_edit() -> bool:
+    """Keep one refused edit of the seed entry for the demo's `writer`, once; whether it
+    was added. Nothing happens without the seed entry, its versions or the demo logins."""
+    entry = Entry.objects.filter(slug=DEMO_ENTRY).first()
+    people = {u.username: u for u in User.objects.filter(username__in=["writer", "editor"])}
+    if entry is None or len(people) < 2:
+        return False
+    latest = entry.versions.order_by("-number").first()
+    if latest is None or RefusedEdit.objects.filter(entry=entry, author=people["writer"]).exists():
+        return False
+    data: dict[str, list[str]] = {name: [current(entry, name)] for name in FIELDS}
+    data["summary"] = [DEMO_SUMMARY]
+    RefusedEdit.objects.create(
+        entry=entry,
+        term=entry.term,
+        author=people["writer"],
+        opened_version=max(latest.number - 1, 1),
+        conflicting_version=latest.number,
+        saved_by=people["editor"],
+        data=data,
+    )
+    return True

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from editorial.comments import add_demo_thread
+from editorial.refused import add_demo_refused_edit
 from editorial.permissions import Role
 from glossary.management.database import DatabaseCommand
 
@@ -67,6 +68,8 @@ class Command(DatabaseCommand):
         # The demo's comment threads are written by these logins (load_demo adds them
         # too when it runs after this).
         add_demo_thread()
+        # And the writer's kept refused edit (docs/who-is-editing.md).
+        add_demo_refused_edit()
         self.stdout.write(
             self.style.SUCCESS(f"Demo logins at {settings.SITE_URL}/admin/, password {password!r}:")
         )
