@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from editorial.comments import add_demo_thread
-from editorial.refused import add_demo_refused_edit
 from editorial.permissions import Role
+from editorial.refused import add_demo_refused_edit
 from glossary.management.database import DatabaseCommand
 
 # One login per role, so the whole review path can be tried on the demo:
