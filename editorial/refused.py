@@ -13,7 +13,7 @@ version, so a refused edit never reaches readers by itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from django import forms
 from django.contrib.auth.models import User
@@ -25,7 +25,7 @@ from taggit.utils import edit_string_for_tags, parse_tags
 from editorial import newsroom, versions, workflow
 from editorial.models import RefusedEdit, WorkflowEvent
 from editorial.permissions import Action, can
-from glossary import publishing
+from glossary import document, publishing
 from glossary.models import Entry, EntryVersion
 
 # The entry's own fields a refused edit can give back, in the order of the entry page.
@@ -41,6 +41,30 @@ FIELDS: dict[str, str] = {
 NOT_KEPT = frozenset(
     {"csrfmiddlewaretoken", "edit_token", "_save", "_continue", "_addanother", "_saveasnew"}
 )
+
+
+# Which parts of a version's document each kind of row is: a disclosure may sit under its
+# reference, so either changes both.
+PART_SECTIONS: dict[str, tuple[str, ...]] = {
+    "episodereference": ("references", "disclosures"),
+    "disclosure": ("references", "disclosures"),
+    "quote": ("quotes",),
+    "citation": ("citations",),
+    "seealso": ("see_also",),
+}
+
+
+class RowTaker(Protocol):
+    """Takes the refused edit's rows of the groups asked for into the draft (the admin's
+    inline formsets do it: editorial.admin.presence)."""
+
+    def take(self, entry: Entry) -> list[str]:
+        """Save the rows; the groups' names. Raises MergeError, saving nothing, if not."""
+        ...
+
+    def recorded(self, entry: Entry, version: EntryVersion) -> None:
+        """After the version is saved: what the rows' own rules record (fact-checks)."""
+        ...
 
 
 class MergeError(Exception):
@@ -189,28 +213,61 @@ def choices(refused: RefusedEdit, entry: Entry) -> list[FieldChoice]:
     return found
 
 
-def _require_author(refused: RefusedEdit, user: Any) -> None:
+def unchanged_parts(refused: RefusedEdit, entry: Entry) -> set[str]:
+    """The kinds of row (`PART_SECTIONS`' keys) the draft has exactly as in the version the
+    refused form was opened on: the other save did not touch them, so the refused rows
+    can be taken as they were submitted without undoing anyone's work."""
+    if not refused.opened_version:
+        return set()
+    data = (
+        EntryVersion.objects.filter(entry=entry, number=refused.opened_version)
+        .values_list("data", flat=True)
+        .first()
+    )
+    if data is None:
+        return set()
+    try:
+        base = document.load(data)
+    except document.DocumentError:
+        return set()
+    now = document.build(entry)
+    return {
+        kind
+        for kind, sections in PART_SECTIONS.items()
+        if all(getattr(base, s) == getattr(now, s) for s in sections)
+    }
+
+
+def _require_author(refused: RefusedEdit, user: Any, *, fields: bool) -> None:
     if refused.author_id != user.pk:
         raise PermissionDenied("Only whoever made a refused edit can take it into the draft.")
-    if not can(user, Action.EDIT):
+    if fields and not can(user, Action.EDIT):
         raise PermissionDenied("You do not have permission to edit entries.")
 
 
 @transaction.atomic
-def merge(refused: RefusedEdit, *, user: Any, take: list[str], token: str) -> EntryVersion:
+def merge(
+    refused: RefusedEdit,
+    *,
+    user: Any,
+    take: list[str],
+    token: str,
+    rows: RowTaker | None = None,
+) -> EntryVersion:
     """Take the author's value of each field in `take` into the entry's draft.
 
     `token` is the entry's edit token when the comparison was shown: if anyone saved
     since, nothing is taken (MergeStale) and the page shows the draft as it is now.
     Values are checked as the entry form checks them (MergeError naming each problem).
+    `rows` takes the refused rows of the groups the author ticked (the admin's formsets).
     The refused edit is removed once taken; the version is credited to `user` and the
     step is in the entry's history. Nothing is published.
     """
-    _require_author(refused, user)
     take = [name for name in FIELDS if name in take]
+    _require_author(refused, user, fields=bool(take))
     if refused.entry_id is None:
         raise MergeError("The entry was deleted, so there is no draft to take this into.")
-    if not take:
+    if not take and rows is None:
         raise MergeError("Tick at least one field to take into the draft, or discard the edit.")
     publishing.hold_off_rerender()
     entry = (
@@ -243,11 +300,18 @@ def merge(refused: RefusedEdit, *, user: Any, take: list[str], token: str) -> En
         )
         raise MergeError(f"Nothing was taken: {problems}")
     before = entry.status
-    form.save()
-    labels = ", ".join(FIELDS[name].lower() for name in take)
+    with transaction.atomic():  # the rows' errors undo the fields too
+        if take:
+            form.save()
+        groups = rows.take(entry) if rows is not None else []
+    if not take and not groups:
+        raise MergeError("Tick at least one field to take into the draft, or discard the edit.")
+    labels = ", ".join([FIELDS[name].lower() for name in take] + groups)
     version = publishing.record_edit(
         entry, user=user, comment=f"Took {labels} from a refused edit."
     )
+    if rows is not None:
+        rows.recorded(entry, version)
     entry.refresh_from_db(fields=["status"])
     WorkflowEvent.objects.create(
         entry=entry,

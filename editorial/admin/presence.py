@@ -20,10 +20,10 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from editorial import presence, refused
+from editorial import presence, refused, workflow
 from editorial.models import RefusedEdit
 from editorial.permissions import Action, acting_user, can
-from glossary.models import Entry
+from glossary.models import Citation, Entry
 
 
 def panel_context(request: HttpRequest, entry: Entry) -> dict[str, Any]:
@@ -73,9 +73,19 @@ def leave_view(request: HttpRequest, entry_id: int) -> HttpResponse:
 class RowChange:
     """A row of an inline as the refused edit would have left it, against the draft."""
 
-    group: str
     label: str
     fields: list[tuple[str, str, str]]  # (field, the draft's value, the refused edit's)
+
+
+@dataclass
+class RowGroup:
+    """One inline's rows the refused edit changed, and whether they can be taken."""
+
+    prefix: str
+    title: str
+    kind: str  # the row model's name, a key of refused.PART_SECTIONS
+    rows: list[RowChange]
+    takeable: bool  # the draft still has these rows as the refused form was opened on
 
 
 def _shown(form: Any, name: str, value: Any) -> str:
@@ -91,54 +101,130 @@ def _shown(form: Any, name: str, value: Any) -> str:
     return str(value)
 
 
-def inline_changes(request: HttpRequest, kept: RefusedEdit, entry: Entry) -> list[RowChange]:
-    """The rows (references, disclosures, quotes, citations, see-also) the refused edit
-    added, changed or deleted, compared with the draft's rows now. Read-only: they are
-    for copying by hand into the entry page."""
+def _formsets(request: HttpRequest, kept: RefusedEdit, entry: Entry) -> list[tuple[Any, Any]]:
+    """The entry page's inline formsets, bound to what the refused form sent, against the
+    draft's rows now: (formset, inline) for each inline the refused form had."""
     model_admin = admin.site._registry[Entry]
-    changes: list[RowChange] = []
+    data = {key: values[-1] for key, values in kept.data.items() if values}
+    found = []
     prefixes: dict[str, int] = {}
     for formset_class, inline in model_admin.get_formsets_with_inlines(request, entry):
         prefix = formset_class.get_default_prefix()
         prefixes[prefix] = prefixes.get(prefix, 0) + 1
         if prefixes[prefix] != 1:
             prefix = f"{prefix}-{prefixes[prefix]}"
-        if f"{prefix}-TOTAL_FORMS" not in kept.data:
+        if f"{prefix}-TOTAL_FORMS" not in data:
             continue
-        data = {key: values[-1] for key, values in kept.data.items() if values}
         formset = formset_class(
             data=data, instance=entry, prefix=prefix, queryset=inline.get_queryset(request)
         )
-        if not formset.management_form.is_valid():
+        if formset.management_form.is_valid():
+            found.append((formset, inline))
+    return found
+
+
+def _changed_rows(formset: Any) -> list[RowChange]:
+    rows = []
+    for number, form in enumerate(formset.forms, start=1):
+        deleted = bool(form.data.get(f"{form.prefix}-DELETE"))
+        is_new = form.instance.pk is None
+        if not form.has_changed() and not (deleted and not is_new):
             continue
-        group = str(inline.model._meta.verbose_name_plural).capitalize()
-        for number, form in enumerate(formset.forms, start=1):
-            deleted = bool(form.data.get(f"{form.prefix}-DELETE"))
-            if not form.has_changed() and not deleted:
-                continue
-            is_new = form.instance.pk is None
-            if is_new and not form.has_changed():
-                continue
-            label = (
-                f"new row {number}"
-                if is_new
-                else f"row {number}: {form.instance}"
-                + (" (deleted in your edit)" if deleted else "")
+        label = (
+            f"new row {number}"
+            if is_new
+            else f"row {number}: {form.instance}" + (" (deleted in your edit)" if deleted else "")
+        )
+        fields = [
+            (
+                str(form.fields[name].label or name),
+                _shown(form, name, None if is_new else form.initial.get(name)),
+                _shown(form, name, form.data.get(form.add_prefix(name))),
             )
-            fields = []
-            for name in form.changed_data:
-                if name in ("DELETE", "id"):
-                    continue
-                before = form.initial.get(name) if not is_new else None
-                fields.append(
-                    (
-                        str(form.fields[name].label or name),
-                        _shown(form, name, before),
-                        _shown(form, name, form.data.get(form.add_prefix(name))),
-                    )
+            for name in form.changed_data
+            if name not in ("DELETE", "id")
+        ]
+        rows.append(RowChange(label, fields))
+    return rows
+
+
+def inline_changes(request: HttpRequest, kept: RefusedEdit, entry: Entry) -> list[RowGroup]:
+    """The rows (references, disclosures, quotes, citations, see-also) the refused edit
+    added, changed or deleted, against the draft's rows now, by inline."""
+    unchanged = refused.unchanged_parts(kept, entry)
+    groups = []
+    for formset, inline in _formsets(request, kept, entry):
+        rows = _changed_rows(formset)
+        if rows:
+            kind = inline.model._meta.model_name
+            groups.append(
+                RowGroup(
+                    formset.prefix,
+                    str(inline.model._meta.verbose_name_plural).capitalize(),
+                    kind,
+                    rows,
+                    kind in unchanged and inline.has_change_permission(request, entry),
                 )
-            changes.append(RowChange(group, label, fields))
-    return changes
+            )
+    return groups
+
+
+class AdminRowTaker:
+    """Takes a refused edit's rows of the ticked inlines through the entry page's own
+    formsets, so each row is checked and saved exactly as the entry page would."""
+
+    def __init__(self, request: HttpRequest, kept: RefusedEdit, prefixes: list[str]) -> None:
+        self.request, self.kept, self.prefixes = request, kept, prefixes
+        self.saved: list[Any] = []
+
+    def take(self, entry: Entry) -> list[str]:
+        if not self.prefixes:
+            return []
+        model_admin = admin.site._registry[Entry]
+        unchanged = refused.unchanged_parts(self.kept, entry)
+        names = []
+        for formset, inline in _formsets(self.request, self.kept, entry):
+            if formset.prefix not in self.prefixes:
+                continue
+            title = str(inline.model._meta.verbose_name_plural)
+            if not inline.has_change_permission(self.request, entry):
+                raise refused.MergeError(f"You do not have permission to change {title}.")
+            if inline.model._meta.model_name not in unchanged:
+                raise refused.MergeError(
+                    f"Nothing was taken: the draft's {title} were changed after your form was "
+                    "opened, so taking yours would undo that. Copy what you need by hand."
+                )
+            if not formset.is_valid():
+                problems = "; ".join(
+                    f"{title} row {n}: "
+                    + " ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in errors.items())
+                    for n, errors in enumerate(formset.errors, start=1)
+                    if errors
+                ) or " ".join(str(e) for e in formset.non_form_errors())
+                raise refused.MergeError(f"Nothing was taken: {problems}")
+            model_admin.save_formset(self.request, None, formset, change=True)
+            self.saved.append(formset)
+            names.append(title)
+        return names
+
+    def recorded(self, entry: Entry, version: Any) -> None:
+        """A check date set in a taken citation row is a fact-check, as on the entry page."""
+        confirmed = [
+            row.instance
+            for formset in self.saved
+            if formset.model is Citation
+            for row in formset.forms
+            if "checked_on" in row.changed_data
+            and row.cleaned_data.get("checked_on")
+            and not row.cleaned_data.get("DELETE")
+        ]
+        if confirmed:
+            workflow.record_fact_checks(
+                {entry.pk: confirmed},
+                user=self.request.user,
+                versions={entry.pk: version},
+                on=max(c.checked_on for c in confirmed),
+            )
 
 
 def _kept_or_404(request: HttpRequest, refused_id: int) -> RefusedEdit:
@@ -166,15 +252,23 @@ def refused_view(request: HttpRequest, refused_id: int) -> HttpResponse:
     error = ""
     if request.method == "POST" and entry is not None:
         take = request.POST.getlist("take")
+        rows = AdminRowTaker(request, kept, request.POST.getlist("take_rows"))
         try:
             version = refused.merge(
-                kept, user=acting_user(request), take=take, token=request.POST.get("token", "")
+                kept,
+                user=acting_user(request),
+                take=take,
+                token=request.POST.get("token", ""),
+                rows=rows,
             )
         except refused.MergeError as exc:
             error = str(exc)
             entry.refresh_from_db()
         else:
-            taken = ", ".join(refused.FIELDS[n].lower() for n in take if n in refused.FIELDS)
+            taken = ", ".join(
+                [refused.FIELDS[n].lower() for n in take if n in refused.FIELDS]
+                + [str(f.model._meta.verbose_name_plural) for f in rows.saved]
+            )
             messages.success(
                 request,
                 f"Took your {taken} into the draft as version {version.number}. Readers see "
@@ -198,6 +292,7 @@ def refused_view(request: HttpRequest, refused_id: int) -> HttpResponse:
             "rows": inline_changes(request, kept, entry) if entry is not None else [],
             "token": refused.edit_token(entry) if entry is not None else "",
             "can_take": mine and entry is not None and can(request.user, Action.EDIT),
+            "can_take_rows": mine and entry is not None,
             "error": error,
             "a_label": "The draft now",
             "b_label": "Your refused edit" if mine else f"{kept.author}'s refused edit",

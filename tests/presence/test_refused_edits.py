@@ -107,9 +107,74 @@ def test_the_comparison_lists_the_rows_the_edit_changed(ready_entry, writer, edi
         second_changes={"citations-0-note": "Ed's note on the source."},
     )
     page = _merge_page(client_for(editor), RefusedEdit.objects.get()).content.decode()
-    rows = page.split('data-testid="refused-rows"', 1)[1]
-    assert "Citations: row 1" in rows
+    rows = page.split('data-testid="refused-rows-citations"', 1)[1].split("</div>", 1)[0]
+    assert "<caption>row 1:" in rows
     assert "Defines it." in rows and "Ed&#x27;s note on the source." in rows
+    assert 'name="take_rows" value="citations"' in rows  # Wanda changed no citation
+
+
+def test_rows_nobody_else_touched_are_taken_as_the_refused_form_left_them(
+    ready_entry, writer, editor
+):
+    _refuse(
+        ready_entry,
+        writer,
+        editor,
+        first_body="Wanda's rewrite.",
+        second_changes={"citations-0-note": "Ed's note on the source."},
+    )
+    kept = RefusedEdit.objects.get()
+    ed = client_for(editor)
+    token = _token(_merge_page(ed, kept))
+    response = ed.post(f"/admin/refused/{kept.pk}/", {"take_rows": ["citations"], "token": token})
+    assert response.status_code == 302
+    ready_entry.refresh_from_db()
+    assert ready_entry.citations.get().note == "Ed's note on the source."
+    assert ready_entry.body == "Wanda's rewrite."
+    event = WorkflowEvent.objects.get(action=WorkflowEvent.Action.MERGE_REFUSED)
+    assert "Took citations from the edit refused on" in event.comment
+    assert ready_entry.versions.order_by("-number").first().created_by == editor
+
+
+def test_rows_someone_else_changed_meanwhile_are_not_taken(ready_entry, writer, editor):
+    a, b = client_for(writer), client_for(editor)
+    a_form, b_form = _open(a, ready_entry), _open(b, ready_entry)
+    a_form["citations-0-note"] = "Wanda's note."
+    assert a.post(_change(ready_entry), a_form).status_code == 302
+    b_form["citations-0-note"] = "Ed's note."
+    assert b.post(_change(ready_entry), b_form).status_code == 200
+    kept = RefusedEdit.objects.get()
+    page = _merge_page(b, kept)
+    assert 'name="take_rows"' not in page.content.decode()
+    assert "copy yours by hand" in page.content.decode()
+    response = b.post(
+        f"/admin/refused/{kept.pk}/", {"take_rows": ["citations"], "token": _token(page)}
+    )
+    assert response.status_code == 200
+    assert "were changed after your form was opened" in response.content.decode()
+    assert ready_entry.citations.get().note == "Wanda's note."
+    assert RefusedEdit.objects.exists()
+
+
+def test_a_fact_checker_takes_their_citation_rows_back(ready_entry, writer, fact_checker):
+    _refuse(
+        ready_entry,
+        writer,
+        fact_checker,
+        first_body="W.",
+        second_changes={"citations-0-note": "Checked: it says so."},
+    )
+    kept = RefusedEdit.objects.get()
+    fiona = client_for(fact_checker)
+    token = _token(_merge_page(fiona, kept))
+    response = fiona.post(
+        f"/admin/refused/{kept.pk}/", {"take_rows": ["citations"], "token": token}
+    )
+    assert response.status_code == 302
+    assert ready_entry.citations.get().note == "Checked: it says so."
+    assert (
+        WorkflowEvent.objects.get(action=WorkflowEvent.Action.MERGE_REFUSED).actor == fact_checker
+    )
 
 
 def test_taking_a_field_saves_a_version_credited_to_the_author_and_logs_it(
@@ -277,7 +342,7 @@ def test_a_fact_checkers_refused_edit_holds_only_the_citation_rows(
     assert refused.choices(kept, ready_entry) == []
     page = client_for(fact_checker).get(f"/admin/refused/{kept.pk}/").content.decode()
     assert "Checked: it says so." in page
-    assert 'data-testid="refused-take"' not in page
+    assert 'name="take"' not in page  # the entry's own text is not theirs to change
 
 
 def test_the_entry_page_names_the_authors_kept_edits_of_it(ready_entry, writer, editor):
