@@ -7,6 +7,7 @@ from editorial.models import EditingPresence, RefusedEdit, WorkflowEvent
 from editorial.permissions import Role
 from glossary.demo import load_demo
 from glossary.models import Entry
+from tests.accessibility.test_axe_browser import serious_violations
 from tests.browser import ARTIFACTS
 from tests.personas import member
 
@@ -51,6 +52,7 @@ def test_two_people_see_each_other_and_a_refused_save_is_recovered(browser, live
     banner = editor.get_by_test_id("presence")
     assert banner.is_visible()
     assert "Wanda Writer has had this entry open since" in banner.inner_text()
+    assert serious_violations(editor) == []
     # The writer's page learns of the editor from its heartbeat, without a reload.
     writer.wait_for_function(BANNER_SHOWS % '"Ed Editor has had this entry open"', polling=250)
     writer.locator("#presence").screenshot(path=str(ARTIFACTS / "admin-presence-banner.png"))
@@ -71,6 +73,7 @@ def test_two_people_see_each_other_and_a_refused_save_is_recovered(browser, live
     assert summary.locator("input[name=take]").is_checked()
     assert not editor.get_by_test_id("refused-field-body").locator("input[name=take]").is_checked()
     editor.screenshot(path=str(ARTIFACTS / "admin-refused-edit.png"), full_page=True)
+    assert serious_violations(editor) == []
     with editor.expect_navigation():
         editor.get_by_test_id("refused-take").click()
     assert "into the draft as version" in editor.locator(".messagelist").inner_text()
@@ -85,6 +88,8 @@ def test_two_people_see_each_other_and_a_refused_save_is_recovered(browser, live
     ).exists()
 
     # Leaving the page takes the editor's mark away; the writer's banner empties.
-    editor.goto(f"{live_server.url}/admin/")
+    editor.goto(f"{live_server.url}/admin/refused/")
+    assert editor.get_by_test_id("refused-none").is_visible()
+    assert serious_violations(editor) == []
     writer.wait_for_function(BANNER_EMPTY, polling=250)
     assert not EditingPresence.objects.filter(user__username="ed_editor").exists()
