@@ -337,6 +337,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "task": "editorial.tasks.send_daily_digests",
         "schedule": 3600.0,
     },
+    # Presence marks of entry pages closed without saying so (docs/who-is-editing.md).
+    "prune-presence-marks": {
+        "task": "editorial.tasks.prune_presence",
+        "schedule": 3600.0,
+    },
 }
 if LINKCHECK_ON_SCHEDULE:
     CELERY_BEAT_SCHEDULE["linkcheck-due-sources"] = {

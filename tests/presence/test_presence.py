@@ -172,3 +172,13 @@ def test_a_nonsense_gone_after_setting_stops_the_start(seconds, monkeypatch):
     monkeypatch.setenv("PRESENCE_GONE_AFTER_SECONDS", seconds)
     with pytest.raises(ImproperlyConfigured, match="PRESENCE_GONE_AFTER_SECONDS"):
         env_int("PRESENCE_GONE_AFTER_SECONDS", 120, minimum=10)
+
+
+def test_beat_prunes_marks_of_closed_pages_every_hour(ready_entry, writer, settings):
+    from editorial import tasks
+
+    entry = settings.CELERY_BEAT_SCHEDULE["prune-presence-marks"]
+    assert entry == {"task": "editorial.tasks.prune_presence", "schedule": 3600.0}
+    presence.mark(ready_entry, writer, now=AT_TEN - datetime.timedelta(days=2))
+    assert tasks.prune_presence.apply().get() == 1
+    assert tasks.prune_presence.apply().get() == 0
