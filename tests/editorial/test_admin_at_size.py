@@ -172,8 +172,10 @@ def test_the_entry_change_page_costs_the_same_with_thousands_of_rows_elsewhere(
     # A draft: who wrote its change needs no read of a live publication (a live entry's
     # page makes one more, 41 in bench/admin at every size); one reads the shared records
     # the signed-in editor edited (none here: workflow.records_edited_in_change); two read
-    # the comment threads (the panel's, and the publish checks' open ones).
-    body = same_at_size(desk, f"{ENTRIES}{small_entry.pk}/change/", 41)
+    # the comment threads (the panel's, and the publish checks' open ones); three say who
+    # else has it open and what the viewer kept of it (editorial.presence: one upsert
+    # marking the viewer, one read of the others; one count of their refused edits).
+    body = same_at_size(desk, f"{ENTRIES}{small_entry.pk}/change/", 44)
     assert "Bulk source 1" not in body and "Bulk person 1" not in body
 
 
