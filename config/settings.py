@@ -337,6 +337,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "task": "editorial.tasks.send_daily_digests",
         "schedule": 3600.0,
     },
+    # Presence marks of entry pages closed without saying so (docs/who-is-editing.md).
+    "prune-presence-marks": {
+        "task": "editorial.tasks.prune_presence",
+        "schedule": 3600.0,
+    },
 }
 if LINKCHECK_ON_SCHEDULE:
     CELERY_BEAT_SCHEDULE["linkcheck-due-sources"] = {
@@ -430,6 +435,11 @@ DASHBOARD_AGING_DAYS = env_int("DASHBOARD_AGING_DAYS", 365, minimum=1)
 WORKFLOW_ALLOW_SELF_APPROVAL = env_bool("WORKFLOW_ALLOW_SELF_APPROVAL", False)
 # How long a preview share link works, in hours, from when it is made.
 PREVIEW_LINK_MAX_AGE_HOURS = env_int("PREVIEW_LINK_MAX_AGE_HOURS", 72, minimum=1)
+# Who else has an entry open (editorial.presence, docs/who-is-editing.md): an open entry
+# page reports every PRESENCE_HEARTBEAT_SECONDS; a person not heard from for
+# PRESENCE_GONE_AFTER_SECONDS is taken to have left.
+PRESENCE_HEARTBEAT_SECONDS = env_int("PRESENCE_HEARTBEAT_SECONDS", 30, minimum=5)
+PRESENCE_GONE_AFTER_SECONDS = env_int("PRESENCE_GONE_AFTER_SECONDS", 120, minimum=10)
 
 # --- Public site (glossary views, feeds, API; docs/public-site.md) ---------------------
 

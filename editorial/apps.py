@@ -11,7 +11,7 @@ class EditorialConfig(AppConfig):
     def ready(self) -> None:
         # Wired here so that neither the link checker nor the workflow imports what is
         # above it in the layers (pyproject.toml): they send signals, these listen.
-        from editorial import assignments, comments, notify, tasks
+        from editorial import assignments, comments, notify, refused, tasks
         from editorial.linkcheck.service import sources_changed
         from glossary.signals import demo_loaded
 
@@ -25,6 +25,7 @@ class EditorialConfig(AppConfig):
         def demo_threads(sender: Any, **kwargs: Any) -> None:
             comments.add_demo_thread()
             assignments.add_demo_plan()
+            refused.add_demo_refused_edit()
 
         sources_changed.connect(source_alerts, dispatch_uid="editorial.notify.source_alerts")
         demo_loaded.connect(demo_threads, dispatch_uid="editorial.comments.demo_threads")

@@ -37,6 +37,7 @@ class WorkflowEvent(models.Model):
         ASSIGN = "assign", "Assigned"
         REASSIGN = "reassign", "Reassigned"
         ASSIGNMENT_DONE = "assignment_done", "Assignment done"
+        MERGE_REFUSED = "merge_refused", "Merged a refused edit"
 
     entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="workflow_events")
     version = models.ForeignKey(
@@ -757,3 +758,79 @@ class CalendarFeed(models.Model):
 
     def __str__(self) -> str:
         return f"Calendar feed of {self.user}"
+# --- Who is editing (editorial.presence, editorial.refused) -------------------------------
+
+
+class EditingPresence(models.Model):
+    """Someone has an entry's page open: who, since when, and when their page last reported.
+
+    A row per person and entry, written by the page's heartbeat (editorial.presence) and
+    removed when the page is left. A row not heard from for PRESENCE_GONE_AFTER_SECONDS
+    counts as gone and is pruned. Desk bookkeeping: no version, page or feed reads it.
+    """
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    since = models.DateTimeField(default=timezone.now)
+    last_seen = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "user"], name="presence_one_per_person")
+        ]
+        indexes = [
+            # Who else is on this entry now: an entry's rows seen lately.
+            models.Index(fields=["entry", "last_seen"], name="presence_entry_recent_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.entry} since {format_instant(self.since)}"
+
+
+class RefusedEdit(models.Model):
+    """What someone submitted when their save was refused because another person had saved
+    in between (editorial.admin.forms.ConflictCheckingForm).
+
+    Kept, credited to them, until they merge it into the draft or discard it
+    (editorial.refused). Only its author and admins read it; nothing here is in a version,
+    so no refused edit reaches readers. When its entry is deleted the row stays, naming the
+    entry's term, so the text can still be read and copied.
+    """
+
+    entry = models.ForeignKey(
+        Entry, on_delete=models.SET_NULL, null=True, blank=True, related_name="refused_edits"
+    )
+    # The entry's term when the save was refused: what the list shows if the entry is deleted.
+    term = models.CharField(max_length=200)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="refused_edits"
+    )
+    refused_at = models.DateTimeField(default=timezone.now)
+    opened_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The version the author's form was opened on."
+    )
+    conflicting_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The entry's latest version when the save was refused."
+    )
+    saved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Who had saved in between.",
+    )
+    data = models.JSONField(
+        help_text="Every field the form submitted, the entry's own and its rows' "
+        "(name → list of values), without the form's tokens."
+    )
+
+    class Meta:
+        ordering = ["-refused_at", "-pk"]
+        indexes = [
+            # "My refused edits": an author's, newest first.
+            models.Index(fields=["author", "-refused_at"], name="refusededit_author_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author}'s refused edit of “{self.term}” ({format_instant(self.refused_at)})"

@@ -13,6 +13,8 @@ Beat runs two of them (config/settings.py, CELERY_BEAT_SCHEDULE):
 - `archive_due` (with ARCHIVE_ON_CONFIRM) sends the queued Wayback Machine captures the
   limits allow and polls those under way (editorial.archive); each send and poll is
   claimed first, so two runs at once are safe.
+- `prune_presence` removes the presence marks of entry pages closed without saying so
+  (editorial.presence); a delete by age, safe to run twice.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import archive, feeds, notify, quote_checks, scheduling
+from editorial import archive, feeds, notify, presence, quote_checks, scheduling
 from editorial.linkcheck import service, state
 from editorial.sourcetext import service as sourcetext
 
@@ -206,3 +208,10 @@ def send_daily_digests(self: Task[..., Any]) -> dict[str, int]:
     report = notify.send_digests()
     _retry_passing_failures(self, report)
     return report.as_dict()
+
+
+@shared_task(acks_late=True, expires=3600)
+def prune_presence() -> int:
+    """Remove presence marks of pages closed without saying so (editorial.presence.prune);
+    idempotent, so a repeat after a lost acknowledgement removes nothing more."""
+    return presence.prune()

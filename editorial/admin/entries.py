@@ -25,7 +25,7 @@ from django.urls import URLPattern, reverse
 from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
 
-from editorial import gates, newsroom, workflow
+from editorial import gates, newsroom, refused, workflow
 from editorial.admin.assignments import assign_selected_form, assignments_panel
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.comments import CommentPages, panel_context
@@ -37,6 +37,7 @@ from editorial.admin.forms import (
     PreloadingInlineFormSet,
 )
 from editorial.admin.gates import gate_panel, viewed_by, viewer
+from editorial.admin.presence import panel_context as presence_context
 from editorial.admin.quotes import (
     QuoteForm,
     checks_by_quote,
@@ -395,6 +396,28 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         for entry in queryset:
             workflow.delete_entry(entry, user=user)
 
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if obj is None or not request.user.is_authenticated:
+            return form
+        author = request.user
+
+        def keep(current: Entry, submitted: Any, opened: int | None, latest: int) -> str:
+            """A stale save is kept for its author (editorial.refused): its page's address."""
+            kept = refused.keep(
+                current,
+                author=author,
+                submitted=submitted,
+                opened_version=opened,
+                conflicting_version=latest,
+                saved_by=current.updated_by,
+            )
+            return reverse("desk:refused", args=[kept.pk])
+
+        return type(form.__name__, (form,), {"keeper": staticmethod(keep)})
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))
         if obj is not None and not can(request.user, Action.EDIT):
@@ -499,6 +522,9 @@ class EntryAdmin(DeskModelAdmin[Entry]):
             extra_context["workflow"] = self.pages.context(request, entry)
             if request.user.has_perm("editorial.view_comment"):
                 extra_context["comments"] = panel_context(request, entry)
+            if can(request.user, Action.VIEW):
+                # Who else has it open (editorial.presence); this page counts as open too.
+                extra_context["presence"] = presence_context(request, entry)
         # Rendered here, so the quotes' verdicts and the publish checks' panel, both drawn
         # while the page renders, share one check of the quotes against the transcripts.
         with quote_checks_shared(), viewed_by(request.user):

@@ -21,6 +21,7 @@ from django.utils.text import slugify
 from editorial import newsroom, workflow
 from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
 from editorial.models import ScheduledAction, WorkflowEvent
+from editorial.refused import edit_token
 from glossary import publishing
 from glossary.fields import SingleLineFormField, WebURLValidator, refuse_line_breaks
 from glossary.models import (
@@ -195,12 +196,6 @@ class CitationForm(forms.ModelForm[Citation]):
         return cleaned
 
 
-def edit_token(entry: Entry) -> str:
-    """What the edit form was opened on: the last content save and the latest version."""
-    stamp = entry.updated_at.isoformat() if entry.updated_at else ""
-    return f"{stamp}|{workflow.latest_version_number(entry)}"
-
-
 def display_name(user: Any) -> str:
     if user is None:
         return "Someone"
@@ -217,6 +212,9 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
     """
 
     edit_token = forms.CharField(widget=forms.HiddenInput, required=False)
+    # Keeps a refused submission for its author and answers the address of its page
+    # (EntryAdmin.get_form sets it; editorial.refused). None: refuse without keeping.
+    keeper: Any = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("error_class", QuietErrorList)
@@ -265,6 +263,10 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
             return cleaned
         opened_version = sent.rpartition("|")[2] if "|" in sent else ""
         latest = workflow.latest_version_number(current)
+        kept_url = ""
+        if self.keeper is not None:
+            opened = int(opened_version) if opened_version.isdecimal() else None
+            kept_url = self.keeper(current, self.data, opened, latest)
         data = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict
         data[self.add_prefix("edit_token")] = now_token
         self.data = data
@@ -272,18 +274,24 @@ class ConflictCheckingForm(forms.ModelForm[Entry]):
         compare_url = reverse("admin:glossary_entry_compare", args=[current.pk])
         if opened_version.isdecimal() and int(opened_version) and latest:
             compare_url += f"?a={opened_version}&b={latest}"
-        raise ValidationError(
-            format_html(
-                "{} saved this entry at {}, after you opened it. Nothing from your form "
-                "has been saved yet; your changes are still below. "
-                '<a href="{}" target="_blank" rel="noopener">Compare what they changed</a>, '
-                "then save again to keep your version (theirs stays in the history).",
-                display_name(current.updated_by),
-                when,
-                compare_url,
-            ),
-            code="stale",
+        message = format_html(
+            "{} saved this entry at {}, after you opened it. Nothing from your form "
+            "has been saved yet; your changes are still below. "
+            '<a href="{}" target="_blank" rel="noopener">Compare what they changed</a>, '
+            "then save again to keep your version (theirs stays in the history).",
+            display_name(current.updated_by),
+            when,
+            compare_url,
         )
+        if kept_url:
+            message = format_html(
+                '{} Your edit is also kept as a <a href="{}" data-testid="refused-edit-link">'
+                "refused edit</a>: compare it with their draft field by field and take yours "
+                "where you choose, even after you leave this page.",
+                message,
+                kept_url,
+            )
+        raise ValidationError(message, code="stale")
 
 
 class ScheduledActionForm(forms.ModelForm[ScheduledAction]):

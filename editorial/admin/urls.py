@@ -16,6 +16,13 @@ from editorial.admin.assignments import (
 )
 from editorial.admin.dashboard import dashboard_view
 from editorial.admin.gates import generate_sponsorship, interest_not_needed
+from editorial.admin.presence import (
+    discard_view,
+    heartbeat_view,
+    leave_view,
+    refused_list_view,
+    refused_view,
+)
 from editorial.admin.quotes import move_quote
 from editorial.admin.twofactor import overview_view, setup_view, verify_view
 from editorial.notify_views import preferences
@@ -48,4 +55,16 @@ urlpatterns = [
         name="gates-interest-not-needed",
     ),
     path("quotes/<int:quote_id>/move/", site.admin_view(move_quote), name="quote-move"),
+    # Who is editing (docs/who-is-editing.md): the entry page's heartbeat and leaving.
+    path(
+        "presence/<int:entry_id>/heartbeat/",
+        site.admin_view(heartbeat_view),
+        name="presence-heartbeat",
+    ),
+    path("presence/<int:entry_id>/leave/", site.admin_view(leave_view), name="presence-leave"),
+    path("refused/", site.admin_view(refused_list_view), name="refused-list"),
+    path("refused/<int:refused_id>/", site.admin_view(refused_view), name="refused"),
+    path(
+        "refused/<int:refused_id>/discard/", site.admin_view(discard_view), name="refused-discard"
+    ),
 ]

@@ -173,8 +173,10 @@ def test_the_entry_change_page_costs_the_same_with_thousands_of_rows_elsewhere(
     # page makes one more, 43 in bench/admin at every size); one reads the shared records
     # the signed-in editor edited (none here: workflow.records_edited_in_change); two read
     # the comment threads (the panel's, and the publish checks' open ones); one reads the
-    # entry's open assignments (docs/assignments.md).
-    body = same_at_size(desk, f"{ENTRIES}{small_entry.pk}/change/", 42)
+    # entry's open assignments (docs/assignments.md); three say who else has it open and
+    # what the viewer kept of it (editorial.presence: one upsert marking the viewer, one
+    # read of the others; one count of their refused edits).
+    body = same_at_size(desk, f"{ENTRIES}{small_entry.pk}/change/", 45)
     assert "Bulk source 1" not in body and "Bulk person 1" not in body
 
 

@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 from editorial.assignments import add_demo_plan
 from editorial.comments import add_demo_thread
 from editorial.permissions import Role
+from editorial.refused import add_demo_refused_edit
 from glossary.management.database import DatabaseCommand
 
 # One login per role, so the whole review path can be tried on the demo:
@@ -70,6 +71,8 @@ class Command(DatabaseCommand):
         add_demo_thread()
         # And the demo's planned entry and assignments (docs/demo.md).
         add_demo_plan()
+        # And the writer's kept refused edit (docs/who-is-editing.md).
+        add_demo_refused_edit()
         self.stdout.write(
             self.style.SUCCESS(f"Demo logins at {settings.SITE_URL}/admin/, password {password!r}:")
         )
