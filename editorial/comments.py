@@ -129,7 +129,7 @@ def _tell(comment: Comment, users: list[User], actor: User) -> None:
 
 def start_thread(entry: Entry, *, user: User, field: str, text: str, quote: str = "") -> Comment:
     """A new thread on `field` of `entry`, anchored to `quote` when given."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, entry)
     if field not in Field.values:
         raise CommentError(
             f"“{field}” is not a part of an entry a comment can be about; choose one of: "
@@ -171,7 +171,7 @@ def _thread_of(comment: Comment) -> Comment:
 
 def reply(thread: Comment, *, user: User, text: str) -> Comment:
     """A reply at the end of `thread` (a reply to a reply joins the same thread)."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, thread)
     root = _thread_of(thread)
     text = _clean_text(text)
     mentioned = mentioned_users(text)
@@ -191,7 +191,7 @@ def reply(thread: Comment, *, user: User, text: str) -> Comment:
 
 def edit(comment: Comment, *, user: User, text: str) -> Comment:
     """Change a comment's text; only its author may. Newly named people are told."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, comment)
     if comment.author_id != user.pk:
         raise CommentError("Only the person who wrote a comment can change it; reply instead.")
     text = _clean_text(text)
@@ -208,7 +208,7 @@ def edit(comment: Comment, *, user: User, text: str) -> Comment:
 
 def resolve(thread: Comment, *, user: User) -> Comment:
     """Mark `thread` resolved; a thread resolved meanwhile says who did it."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, thread)
     root = _thread_of(thread)
     with transaction.atomic():
         done = Comment.objects.filter(pk=root.pk, resolved_at__isnull=True).update(
@@ -224,7 +224,7 @@ def resolve(thread: Comment, *, user: User) -> Comment:
 
 def reopen(thread: Comment, *, user: User) -> Comment:
     """Open a resolved thread again."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, thread)
     root = _thread_of(thread)
     with transaction.atomic():
         done = Comment.objects.filter(pk=root.pk, resolved_at__isnull=False).update(

@@ -7,13 +7,14 @@ library and link checks), `reference` (shows, episodes, people, organisations),
 people's delivery choices), `scheduling`, `gates` (the checks panel
 and one-click fixes), `dashboard`, `urls` (the desk's own pages), `base` (what
 every model admin here stands on) and `accounts` (users, groups and sign-in
-records, guarded the same way).
+records, guarded the same way, and the show teams: who works on which show).
 """
 
 from django.contrib import admin
 from taggit.models import Tag
 
 from editorial.admin import accounts
+from editorial.admin.accounts import ShowMembershipAdmin
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
 from editorial.admin.notifications import NotificationAdmin, NotificationPreferenceAdmin
@@ -33,6 +34,7 @@ from editorial.models import (
     NotificationPreference,
     QuoteCheckRun,
     ScheduledAction,
+    ShowMembership,
     WorkflowEvent,
 )
 from glossary.models import (
@@ -64,6 +66,7 @@ admin.site.register(InterestDisclosureWaiver, InterestDisclosureWaiverAdmin)
 admin.site.register(QuoteCheckRun, QuoteCheckRunAdmin)
 admin.site.register(Notification, NotificationAdmin)
 admin.site.register(NotificationPreference, NotificationPreferenceAdmin)
+admin.site.register(ShowMembership, ShowMembershipAdmin)
 # taggit's own admin lets any staff member merge tags across entries unrecorded.
 if admin.site.is_registered(Tag):
     admin.site.unregister(Tag)

@@ -26,7 +26,7 @@ from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
-from editorial.admin.base import DeskModelAdmin
+from editorial.admin.base import DeskModelAdmin, ShowScoped, scope_choices
 from editorial.admin.comments import CommentPages, panel_context
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
 from editorial.admin.forms import (
@@ -42,7 +42,7 @@ from editorial.admin.quotes import (
     quote_checks_shared,
     verdict_html,
 )
-from editorial.permissions import Action, acting_user, can
+from editorial.permissions import Action, acting_user, can, for_user, shows_where
 from editorial.sourcetext import service as sourcetext
 from glossary import publishing
 from glossary.models import (
@@ -61,7 +61,7 @@ from glossary.models import (
 FILTER_CHOICES = 30
 
 # The entry's own fields a person without the edit permission sees read-only.
-CONTENT_FIELDS = ["term", "slug", "aliases", "summary", "body", "tags"]
+CONTENT_FIELDS = ["term", "slug", "show", "aliases", "summary", "body", "tags"]
 
 
 class EntryPartInline(admin.StackedInline[Any, Entry]):
@@ -70,6 +70,8 @@ class EntryPartInline(admin.StackedInline[Any, Entry]):
     show_change_link = False
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        # A show member quotes, cites and links their shows' episodes and entries only.
+        scope_choices(db_field, request, kwargs)
         if db_field.name in self.get_autocomplete_fields(request) and "widget" not in kwargs:
             # Labels its selected value from what the formset preloaded, not a query per row.
             kwargs["widget"] = KnownAutocompleteSelect(
@@ -142,7 +144,7 @@ class CitationInline(EntryPartInline):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         # Only fact-checkers confirm a source; who confirmed is recorded, not typed.
         fields = [*super().get_readonly_fields(request, obj), "checked_by"]
-        if not can(request.user, Action.CONFIRM_CITATION):
+        if not can(request.user, Action.CONFIRM_CITATION, obj):
             fields.append("checked_on")
         return fields
 
@@ -178,7 +180,8 @@ class ShowFilter(admin.SimpleListFilter):
     parameter_name = "show"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        shows = Show.objects.order_by("name").values_list("pk", "name")[:FILTER_CHOICES]
+        mine = for_user(Show.objects.all(), request.user, "pk")
+        shows = mine.order_by("name").values_list("pk", "name")[:FILTER_CHOICES]
         return [(str(pk), name) for pk, name in shows]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Entry]) -> QuerySet[Entry]:
@@ -264,10 +267,11 @@ class StaleSourcesFilter(admin.SimpleListFilter):
         return queryset
 
 
-class EntryAdmin(DeskModelAdmin[Entry]):
+class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
     list_display = [
         "term",
         "slug",
+        "show",
         "status_label",
         "is_live",
         "unpublished_changes",
@@ -284,7 +288,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         "publish_checks",
     ]
     fieldsets = [
-        (None, {"fields": ["term", "slug", "aliases", "summary", "body", "tags"]}),
+        (None, {"fields": ["term", "slug", "show", "aliases", "summary", "body", "tags"]}),
         (
             "Publishing",
             {
@@ -301,7 +305,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     ]
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
     actions = ["publish_selected", "unpublish_selected", "archive_selected"]
-    list_select_related = ["live_version"]
+    list_select_related = ["live_version", "show"]
     save_on_top = True
     form = ConflictCheckingForm
     change_form_template = "admin/glossary/entry/change_form.html"
@@ -320,6 +324,34 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         elif db_field.name == "body":
             kwargs["widget"] = forms.Textarea(attrs={"rows": 18, "cols": 90})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "show":
+            shows = shows_where(request.user, Action.EDIT)
+            if shows is not None:
+                # A show member files entries under a show whose team lets them write.
+                kwargs["queryset"] = Show.objects.filter(pk__in=shows)
+                kwargs["required"] = True
+                kwargs.setdefault(
+                    "error_messages",
+                    {
+                        "invalid_choice": "Choose one of your shows: you may not write "
+                        "entries for that one.",
+                        "required": "Choose the show this entry belongs to (one of yours).",
+                    },
+                )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        initial: dict[str, Any] = dict(super().get_changeform_initial_data(request))
+        if "show" not in initial:
+            shows = shows_where(request.user, Action.ADD)
+            choices = Show.objects.all() if shows is None else Show.objects.filter(pk__in=shows)
+            only = list(choices.values_list("pk", flat=True)[:2])
+            if len(only) == 1:
+                # One show (a single-show glossary, or a member of one team): it is theirs.
+                initial["show"] = only[0]
+        return initial
 
     @admin.display(description="status", ordering="status")
     def status_label(self, obj: Entry) -> str:
@@ -365,7 +397,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         return can(request.user, Action.ARCHIVE)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.DELETE)
+        return can(request.user, Action.DELETE, obj)
 
     # --- deleting: admins only, and the whole history goes with the entry ---------------
 
@@ -385,7 +417,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))
-        if obj is not None and not can(request.user, Action.EDIT):
+        if obj is not None and not can(request.user, Action.EDIT, obj):
             fields += [f for f in CONTENT_FIELDS if f not in fields]
         return fields
 
@@ -398,7 +430,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         return fieldsets
 
     def get_prepopulated_fields(self, request: HttpRequest, obj: Any = None) -> dict[str, Any]:
-        if obj is not None and not can(request.user, Action.EDIT):
+        if obj is not None and not can(request.user, Action.EDIT, obj):
             return {}
         return super().get_prepopulated_fields(request, obj)
 
@@ -484,6 +516,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         pk = entry_id(object_id)
         entry = Entry.objects.filter(pk=pk).select_related("live_version").first() if pk else None
         if entry is not None:
+            self.get_object(request, object_id)  # another show's entry: 403 before anything
             extra_context["workflow"] = self.pages.context(request, entry)
             if request.user.has_perm("editorial.view_comment"):
                 extra_context["comments"] = panel_context(request, entry)

@@ -30,8 +30,8 @@ from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
 from editorial import feeds, newsroom, transcripts
-from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin
-from editorial.permissions import Action, acting_user, can
+from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin, ShowScoped
+from editorial.permissions import Action, acting_user, can, user_shows
 from glossary import episode_feed, publishing
 from glossary.fields import SingleLineFormField, refuse_line_breaks
 from glossary.models import (
@@ -128,8 +128,10 @@ class AppearanceInline(CheckedAutocompletes, admin.TabularInline[Appearance, Epi
     autocomplete_fields = ["person", "affiliation"]
 
 
-class ShowAdmin(ReferenceAdmin):
+class ShowAdmin(ShowScoped, ReferenceAdmin):
     kind = PublicRecord.Kind.SHOW
+    # A show member sees and changes only the shows whose team they are on.
+    show_path = "pk"
     list_display = ["name", "slug", "deep_link_style", "feed_url", "feed_refreshed_at"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
@@ -143,6 +145,10 @@ class ShowAdmin(ReferenceAdmin):
             "feed_error",
             "feed_warnings",
         ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # A new show has no team yet: only someone working network-wide starts one.
+        return super().has_add_permission(request) and user_shows(request.user) is None
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         # Whoever points the show at a feed answers for what the scheduled refresh brings
@@ -258,7 +264,7 @@ def warnings_to_show(stored: Transcript) -> list[str]:
     return shown
 
 
-class EpisodeAdmin(ReferenceAdmin):
+class EpisodeAdmin(ShowScoped, ReferenceAdmin):
     """Episodes, with what the show's feed says differently from the desk (glossary.episode_feed).
 
     Differences are listed on the episode's page, each with "Take the feed's" and
