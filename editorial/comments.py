@@ -84,11 +84,12 @@ def _clean_text(text: str) -> str:
     return text
 
 
-def mentioned_users(text: str) -> list[User]:
+def mentioned_users(text: str, entry: Entry | None = None) -> list[User]:
     """The desk members `text` names with @username, each once, in the order named.
 
     Raises CommentError naming a username nobody has, or someone who cannot read the
-    desk's comments (who would be told of something they cannot open).
+    desk's comments (who would be told of something they cannot open), `entry`'s
+    included: a person on other shows' teams only cannot open it.
     """
     names = list(dict.fromkeys(MENTION.findall(text)))
     if not names:
@@ -109,6 +110,11 @@ def mentioned_users(text: str) -> list[User]:
         if not can(user, Action.COMMENT):
             raise CommentError(
                 f"“@{name}” cannot read the desk's comments, so they would not see this one. "
+                "Write the name without the @."
+            )
+        if entry is not None and not can(user, Action.COMMENT, entry):
+            raise CommentError(
+                f"“@{name}” is not on this entry's show team, so they could not open it. "
                 "Write the name without the @."
             )
         users.append(user)
@@ -150,7 +156,7 @@ def start_thread(entry: Entry, *, user: User, field: str, text: str, quote: str 
                 f"The passage “{quote[:80]}” is not in the saved {label}. Copy it from the "
                 "saved text (save your changes first), or leave the passage empty."
             )
-    mentioned = mentioned_users(text)
+    mentioned = mentioned_users(text, entry)
     with transaction.atomic():
         comment = Comment.objects.create(
             entry=entry,
@@ -174,7 +180,7 @@ def reply(thread: Comment, *, user: User, text: str) -> Comment:
     require(user, Action.COMMENT, thread)
     root = _thread_of(thread)
     text = _clean_text(text)
-    mentioned = mentioned_users(text)
+    mentioned = mentioned_users(text, root.entry)
     with transaction.atomic():
         comment = Comment.objects.create(
             entry_id=root.entry_id,
@@ -196,7 +202,7 @@ def edit(comment: Comment, *, user: User, text: str) -> Comment:
         raise CommentError("Only the person who wrote a comment can change it; reply instead.")
     text = _clean_text(text)
     before = {u.pk for u in mentioned_users(comment.text)} if "@" in comment.text else set()
-    mentioned = [u for u in mentioned_users(text) if u.pk not in before]
+    mentioned = [u for u in mentioned_users(text, comment.entry) if u.pk not in before]
     with transaction.atomic():
         comment.text = text
         comment.edited_at = timezone.now()

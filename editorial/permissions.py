@@ -170,7 +170,8 @@ ROLES: dict[Role, list[str]] = {
 }
 
 
-def _granted(name: str, perms: list[str]) -> bool:
+def granted(name: str, perms: list[str]) -> bool:
+    """Whether the permission `name` is among `perms` (a role's list, `app.*` included)."""
     return name in perms or f"{name.split('.', 1)[0]}.*" in perms
 
 
@@ -195,7 +196,7 @@ def sync_roles(apps: Any = None) -> dict[str, tuple[int, int]]:
     changes: dict[str, tuple[int, int]] = {}
     for role, perms in ROLES.items():
         group, _ = Group.objects.get_or_create(name=role.value)
-        target = {pk for name, pk in by_name.items() if _granted(name, perms)}
+        target = {pk for name, pk in by_name.items() if granted(name, perms)}
         current = set(group.permissions.values_list("pk", flat=True))
         group.permissions.add(*(target - current))
         group.permissions.remove(*(current - target))
@@ -268,7 +269,7 @@ def show_of(obj: Any) -> int | None:
 
 def role_grants(role: Role, action: Action | str) -> bool:
     """Whether `role` (as ROLES defines it) holds every permission `action` needs."""
-    return all(_granted(name, ROLES[role]) for name in ACTION_PERMISSIONS[Action(action)])
+    return all(granted(name, ROLES[role]) for name in ACTION_PERMISSIONS[Action(action)])
 
 
 def can(user: Any, action: Action | str, obj: Any = None) -> bool:
@@ -306,7 +307,7 @@ def holds(user: Any, perm: str, obj: Any) -> bool:
     if roles is None:
         return True
     show_id = show_of(obj)
-    return show_id is not None and show_id in roles and _granted(perm, ROLES[roles[show_id]])
+    return show_id is not None and show_id in roles and granted(perm, ROLES[roles[show_id]])
 
 
 def shows_where(user: Any, action: Action | str) -> set[int] | None:
