@@ -42,7 +42,7 @@ from editorial.admin.quotes import (
     quote_checks_shared,
     verdict_html,
 )
-from editorial.permissions import Action, acting_user, can, for_user, shows_where
+from editorial.permissions import Action, acting_user, can, for_user, require, shows_where
 from editorial.sourcetext import service as sourcetext
 from glossary import publishing
 from glossary.models import (
@@ -306,6 +306,7 @@ class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
     actions = ["publish_selected", "unpublish_selected", "archive_selected"]
     list_select_related = ["live_version", "show"]
+    autocomplete_fields = ["show"]
     save_on_top = True
     form = ConflictCheckingForm
     change_form_template = "admin/glossary/entry/change_form.html"
@@ -327,6 +328,10 @@ class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "show":
+            kwargs.setdefault(
+                "widget",
+                KnownAutocompleteSelect(db_field, self.admin_site, using=kwargs.get("using")),
+            )
             shows = shows_where(request.user, Action.EDIT)
             if shows is not None:
                 # A show member files entries under a show whose team lets them write.
@@ -342,15 +347,43 @@ class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
                 )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
+        # The show's name labels the form's show field with the entry's row (no query).
+        return super().get_queryset(request).select_related("show")
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        field = form.base_fields.get("show")
+        widget = getattr(getattr(field, "widget", None), "widget", None)
+        if isinstance(widget, KnownAutocompleteSelect) and request.method == "GET":
+            # The show the page opens with, labelled from what is already read.
+            if obj is not None:
+                widget.known = {str(obj.show_id): str(obj.show)} if obj.show_id else {}
+            else:
+                only = self._only_show(request)
+                widget.known = {str(only.pk): str(only)} if only is not None else {}
+        return form
+
+    def _only_show(self, request: HttpRequest) -> Show | None:
+        """The show a new entry belongs to unless told otherwise: the only one there is,
+        or a show member's only show they may write for (read once per request)."""
+        if not hasattr(request, "_entry_only_show"):
+            shows = shows_where(request.user, Action.ADD)
+            choices = Show.objects.all() if shows is None else Show.objects.filter(pk__in=shows)
+            only = list(choices.order_by("pk")[:2])
+            request._entry_only_show = only[0] if len(only) == 1 else None  # type: ignore[attr-defined]
+        found: Show | None = request._entry_only_show  # type: ignore[attr-defined]
+        return found
+
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         initial: dict[str, Any] = dict(super().get_changeform_initial_data(request))
         if "show" not in initial:
-            shows = shows_where(request.user, Action.ADD)
-            choices = Show.objects.all() if shows is None else Show.objects.filter(pk__in=shows)
-            only = list(choices.values_list("pk", flat=True)[:2])
-            if len(only) == 1:
+            only = self._only_show(request)
+            if only is not None:
                 # One show (a single-show glossary, or a member of one team): it is theirs.
-                initial["show"] = only[0]
+                initial["show"] = only.pk
         return initial
 
     @admin.display(description="status", ordering="status")
@@ -516,7 +549,7 @@ class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
         pk = entry_id(object_id)
         entry = Entry.objects.filter(pk=pk).select_related("live_version").first() if pk else None
         if entry is not None:
-            self.get_object(request, object_id)  # another show's entry: 403 before anything
+            require(request.user, Action.VIEW, entry)  # another show's: 403 before anything
             extra_context["workflow"] = self.pages.context(request, entry)
             if request.user.has_perm("editorial.view_comment"):
                 extra_context["comments"] = panel_context(request, entry)
