@@ -1,0 +1,190 @@
+"""The admin follows the show teams: lists, pages, choices, actions and the dashboard."""
+
+from __future__ import annotations
+
+import json
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from glossary.models import Entry, Quote
+from tests.editorial.test_entry_admin import add_form, inline_management
+from tests.personas import client_for
+from tests.showteams.conftest import on_team, staff
+
+ENTRIES = "/admin/glossary/entry/"
+
+
+def test_a_show_member_lists_searches_and_filters_only_their_shows_entries(
+    alpha_writer, alpha_entry, beta_entry, network_entry
+):
+    client = client_for(alpha_writer)
+    for query in ("", "?q=term", "?status__exact=draft"):
+        page = client.get(ENTRIES + query).content.decode()
+        assert "Alpha term" in page, query
+        assert "Beta term" not in page, query
+        assert "Network term" not in page, query
+
+
+def test_a_network_wide_editor_lists_every_show_and_the_network(
+    editor, alpha_entry, beta_entry, network_entry
+):
+    page = client_for(editor).get(ENTRIES).content.decode()
+    assert "Alpha term" in page and "Beta term" in page and "Network term" in page
+
+
+def test_episodes_and_shows_lists_follow_the_team(
+    alpha_writer, alpha_episode, beta_episode, alpha, beta
+):
+    client = client_for(alpha_writer)
+    episodes = client.get("/admin/glossary/episode/").content.decode()
+    assert "Alpha Hour 1" in episodes and "Beta Talk 2" not in episodes
+    shows = client.get("/admin/glossary/show/").content.decode()
+    assert "Alpha Hour" in shows and "Beta Talk" not in shows
+
+
+def test_another_shows_pages_answer_403_naming_the_show(
+    alpha_editor, beta_entry, beta_episode, beta
+):
+    client = client_for(alpha_editor)
+    urls = [
+        f"{ENTRIES}{beta_entry.pk}/change/",
+        f"{ENTRIES}{beta_entry.pk}/history/",
+        f"{ENTRIES}{beta_entry.pk}/publish/",
+        f"{ENTRIES}{beta_entry.pk}/compare/",
+        f"/admin/glossary/episode/{beta_episode.pk}/change/",
+        f"/admin/glossary/show/{beta.pk}/change/",
+        f"/preview/entry/{beta_entry.pk}/",
+    ]
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 403, url
+    # A POST to a workflow button is refused the same way, and changes nothing.
+    response = client.post(f"{ENTRIES}{beta_entry.pk}/submit/")
+    assert response.status_code == 403
+    beta_entry.refresh_from_db()
+    assert beta_entry.status == Entry.Status.DRAFT
+
+
+def test_an_entry_that_does_not_exist_is_still_djangos_answer_not_a_500(alpha_editor):
+    response = client_for(alpha_editor).get(f"{ENTRIES}999999/change/")
+    assert response.status_code == 302
+
+
+def test_a_form_naming_another_shows_episode_is_a_form_error_and_keeps_what_was_typed(
+    alpha_writer, alpha, beta_episode, person
+):
+    data = add_form(
+        show=str(alpha.pk),
+        **inline_management("quotes", total=1),
+        **{
+            "quotes-0-order": "1",
+            "quotes-0-episode": str(beta_episode.pk),
+            "quotes-0-speaker": str(person.pk),
+            "quotes-0-start": "1:02",
+            "quotes-0-text": "A quote I typed carefully.",
+        },
+    )
+    response = client_for(alpha_writer).post(f"{ENTRIES}add/", data)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "That episode belongs to a show whose team you are not on" in page
+    assert "A quote I typed carefully." in page
+    assert not Entry.objects.filter(slug="typed-term").exists()
+    assert not Quote.objects.exists()
+
+
+def test_a_show_member_files_new_entries_under_a_show_of_theirs(alpha_writer, alpha, beta):
+    client = client_for(alpha_writer)
+    # Their only show is the default.
+    page = client.get(f"{ENTRIES}add/").content.decode()
+    assert f'<option value="{alpha.pk}" selected>Alpha Hour</option>' in page
+    refused = client.post(f"{ENTRIES}add/", add_form(show=str(beta.pk)))
+    assert refused.status_code == 200
+    assert "Choose one of your shows" in refused.content.decode()
+    missing = client.post(f"{ENTRIES}add/", add_form())
+    assert "Choose the show this entry belongs to" in missing.content.decode()
+    assert not Entry.objects.exists()
+    saved = client.post(f"{ENTRIES}add/", add_form(show=str(alpha.pk)))
+    assert saved.status_code == 302
+    assert Entry.objects.get(slug="typed-term").show == alpha
+
+
+def test_a_single_show_desk_files_new_entries_under_its_show(editor, alpha):
+    page = client_for(editor).get(f"{ENTRIES}add/").content.decode()
+    assert f'<option value="{alpha.pk}" selected>Alpha Hour</option>' in page
+
+
+def test_autocompletes_offer_only_the_members_shows_episodes(
+    alpha_writer, alpha_episode, beta_episode
+):
+    response = client_for(alpha_writer).get(
+        "/admin/autocomplete/",
+        {"app_label": "glossary", "model_name": "quote", "field_name": "episode", "term": ""},
+    )
+    found = {row["text"] for row in json.loads(response.content)["results"]}
+    assert any("Alpha Hour 1" in text for text in found)
+    assert not any("Beta Talk 2" in text for text in found)
+
+
+def test_a_bulk_action_on_a_mixed_selection_leaves_the_other_shows_entries_and_names_them(
+    alpha_editor, alpha_entry, beta_entry
+):
+    response = client_for(alpha_editor).post(
+        ENTRIES,
+        {"action": "archive_selected", "_selected_action": [alpha_entry.pk, beta_entry.pk]},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "Beta term" in page and "whose team you are not on" in page
+    alpha_entry.refresh_from_db()
+    beta_entry.refresh_from_db()
+    assert alpha_entry.status == Entry.Status.ARCHIVED
+    assert beta_entry.status == Entry.Status.DRAFT
+
+
+def test_a_bulk_publish_refuses_a_show_where_the_role_does_not_publish(
+    roles, alpha, beta, make_ready_entry
+):
+    two_hats = on_team(on_team(staff("two_hats"), alpha, "writer"), beta, "editor")
+    entry = make_ready_entry("Alpha ready", in_review=True, show=alpha)
+    response = client_for(two_hats).post(
+        ENTRIES,
+        {
+            "action": "publish_selected",
+            "_selected_action": [entry.pk],
+            "confirmed": "yes",
+            f"version_{entry.pk}": str(entry.versions.count()),
+        },
+        follow=True,
+    )
+    assert "Not published: “Alpha ready”" in response.content.decode()
+    entry.refresh_from_db()
+    assert entry.live_version_id is None
+
+
+def test_the_dashboard_lists_only_the_members_shows(alpha_writer, alpha_entry, beta_entry):
+    Entry.objects.update(status=Entry.Status.IN_REVIEW)
+    page = client_for(alpha_writer).get("/admin/dashboard/").content.decode()
+    assert "Alpha term" in page
+    assert "Beta term" not in page
+
+
+def _list_queries(client) -> int:
+    client.get(ENTRIES)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(ENTRIES).status_code == 200
+    return len(queries)
+
+
+def test_the_entry_list_costs_a_member_two_reads_of_their_teams_more_at_any_size(
+    editor, alpha_writer, alpha, beta, make_entry
+):
+    make_entry("Alpha one", show=alpha)
+    network, member = _list_queries(client_for(editor)), _list_queries(client_for(alpha_writer))
+    for n in range(30):
+        make_entry(f"Alpha more {n}", show=alpha)
+        make_entry(f"Beta more {n}", show=beta)
+    assert _list_queries(client_for(editor)) == network
+    # Their memberships, and whether they are an admin all the same.
+    assert _list_queries(client_for(alpha_writer)) == member == network + 2
