@@ -7,10 +7,12 @@ import json
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from editorial import workflow
 from glossary.models import Entry, Quote
 from tests.editorial.test_entry_admin import add_form, inline_management
 from tests.personas import client_for
 from tests.showteams.conftest import on_team, staff
+from tests.workflow.formdata import form_data
 
 ENTRIES = "/admin/glossary/entry/"
 
@@ -188,3 +190,21 @@ def test_the_entry_list_costs_a_member_two_reads_of_their_teams_more_at_any_size
     assert _list_queries(client_for(editor)) == network
     # Their memberships, and whether they are an admin all the same.
     assert _list_queries(client_for(alpha_writer)) == member == network + 2
+
+
+def test_moving_a_live_entry_to_another_show_changes_nothing_readers_see_until_a_publish(
+    entry_in_review, editor, second_editor, alpha, beta, client
+):
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=second_editor)
+    page = client.get(entry.get_absolute_url()).content
+    live = Entry.objects.get(pk=entry.pk).live_version_id
+    desk = client_for(editor)
+    data = form_data(desk.get(f"{ENTRIES}{entry.pk}/change/").content.decode())
+    data["show"] = str(beta.pk)
+    response = desk.post(f"{ENTRIES}{entry.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    entry.refresh_from_db()
+    assert entry.show == beta
+    assert client.get(entry.get_absolute_url()).content == page
+    assert entry.live_version_id == live
