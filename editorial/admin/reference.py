@@ -562,10 +562,12 @@ class TagAdmin(ReferenceAdmin):
         return int(getattr(obj, "tagged", 0))
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.MANAGE_TAGS)
+        # A topic is the network's: a team member's rename would change other shows' entries.
+        return can(request.user, Action.MANAGE_TAGS) and user_shows(request.user) is None
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.MANAGE_TAGS)
+        # A topic is the network's: a team member's rename would change other shows' entries.
+        return can(request.user, Action.MANAGE_TAGS) and user_shows(request.user) is None
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
         self.delete_queryset(request, type(obj).objects.filter(pk=obj.pk))
@@ -614,8 +616,8 @@ class TagAdmin(ReferenceAdmin):
 
     @transaction.atomic
     def _merge(self, tags: list[Tag], name: str, user: Any) -> list[Any]:
-        if not can(user, Action.MANAGE_TAGS):
-            raise PermissionDenied("Only editors can merge tags.")
+        if not can(user, Action.MANAGE_TAGS) or user_shows(user) is not None:
+            raise PermissionDenied("Only network-wide editors can merge tags.")
         target = Tag.objects.filter(name__iexact=name).first()
         if target is None:
             target = Tag.objects.create(name=name)

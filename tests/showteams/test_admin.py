@@ -6,9 +6,10 @@ import json
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from taggit.models import Tag
 
 from editorial import workflow
-from glossary.models import Entry, Quote
+from glossary.models import Citation, Entry, Quote
 from tests.editorial.test_entry_admin import add_form, inline_management
 from tests.personas import client_for
 from tests.showteams.conftest import on_team, staff
@@ -208,3 +209,32 @@ def test_moving_a_live_entry_to_another_show_changes_nothing_readers_see_until_a
     assert entry.show == beta
     assert client.get(entry.get_absolute_url()).content == page
     assert entry.live_version_id == live
+
+
+def test_a_shows_fact_checker_cannot_confirm_a_source_another_show_cites(
+    alpha_checker, alpha_entry, beta_entry, make_source
+):
+    shared = make_source(title="Shared page")
+    Citation.objects.create(entry=alpha_entry, source=shared)
+    Citation.objects.create(entry=beta_entry, source=shared)
+    response = client_for(alpha_checker).post(
+        "/admin/glossary/source/",
+        {"action": "mark_confirmed_today", "_selected_action": [shared.pk]},
+        follow=True,
+    )
+    assert "Nothing was confirmed" in response.content.decode()
+    assert "Beta term" in response.content.decode()
+    assert not Citation.objects.filter(checked_on__isnull=False).exists()
+
+
+def test_topics_are_the_networks_a_team_editor_cannot_rename_or_merge_them(
+    alpha_editor, editor, alpha_entry
+):
+    alpha_entry.tags.add("networking")
+    tag = Tag.objects.get()
+    response = client_for(alpha_editor).post(
+        f"/admin/taggit/tag/{tag.pk}/change/", {"name": "Renamed", "slug": "renamed"}
+    )
+    assert response.status_code == 403
+    assert Tag.objects.get().name == "networking"
+    assert client_for(editor).get(f"/admin/taggit/tag/{tag.pk}/change/").status_code == 200
