@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from taggit.models import Tag
 
 from editorial import workflow
+from editorial.models import ScheduledAction
 from glossary.models import Citation, Entry, Quote
 from tests.editorial.test_entry_admin import add_form, inline_management
 from tests.personas import client_for
@@ -238,3 +239,22 @@ def test_topics_are_the_networks_a_team_editor_cannot_rename_or_merge_them(
     assert response.status_code == 403
     assert Tag.objects.get().name == "networking"
     assert client_for(editor).get(f"/admin/taggit/tag/{tag.pk}/change/").status_code == 200
+
+
+def test_a_schedule_for_a_show_where_the_role_does_not_schedule_is_a_form_error(
+    roles, alpha, beta, make_ready_entry
+):
+    two_hats = on_team(on_team(staff("two_hats"), alpha, "writer"), beta, "editor")
+    alpha_ready = make_ready_entry("Alpha ready", in_review=True, show=alpha)
+    response = client_for(two_hats).post(
+        "/admin/editorial/scheduledaction/add/",
+        {
+            "entry": alpha_ready.pk,
+            "action": "publish",
+            "due_date": "2099-12-01",
+            "due_time": "09:00",
+        },
+    )
+    assert response.status_code == 200
+    assert "does not let you schedule" in response.content.decode()
+    assert not ScheduledAction.objects.exists()
