@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any, TypeVar
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
@@ -100,22 +101,55 @@ class DeskModelAdmin(CheckedAutocompletes, admin.ModelAdmin[_ModelT]):
 SCOPED_CHOICES = {"entry": "show", "episode": "show", "show": "pk"}
 
 
+class ScopedModelChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
+    """A foreign key a show member may keep as it is but change only to a row of their
+    shows: an entry of theirs that quotes another show's episode still saves."""
+
+    allowed: Any = None
+    outside_message = ""
+
+
 def scope_choices(db_field: Any, request: HttpRequest, kwargs: dict[str, Any]) -> None:
-    """Narrow a foreign key's choices (an episode, an entry, a show) to the user's shows:
-    a posted id of another show's row is then a field error naming the problem."""
+    """Narrow a foreign key's new choices (an episode, an entry, a show) to the user's
+    shows: a posted id of another show's row is then a field error naming the problem
+    (`ScopedChoices`), while a value the row already had is kept."""
     related = db_field.related_model
     opts = related._meta
     path = SCOPED_CHOICES.get(opts.model_name) if opts.app_label == "glossary" else None
     if path is None or "queryset" in kwargs or user_shows(request.user) is None:
         return
-    kwargs["queryset"] = for_user(related._default_manager.all(), request.user, path)
-    kwargs.setdefault(
-        "error_messages",
+    kwargs["form_class"] = type(
+        "ScopedChoiceField",
+        (ScopedModelChoiceField,),
         {
-            "invalid_choice": f"That {opts.verbose_name} belongs to a show whose team you "
-            "are not on, or no longer exists: choose one of your shows'."
+            "allowed": for_user(related._default_manager.all(), request.user, path),
+            "outside_message": f"That {opts.verbose_name} belongs to a show whose team you "
+            "are not on: choose one of your shows'.",
         },
     )
+
+
+class ScopedChoices:
+    """A form refusing a changed foreign key whose new row is outside the user's shows."""
+
+    fields: Any
+    changed_data: Any
+    cleaned_data: Any
+
+    def clean(self) -> Any:
+        data = super().clean()  # type: ignore[misc]
+        for name, field in self.fields.items():
+            if not isinstance(field, ScopedModelChoiceField) or name not in self.changed_data:
+                continue
+            value = self.cleaned_data.get(name)
+            if value is not None and not field.allowed.filter(pk=value.pk).exists():
+                self.add_error(name, field.outside_message)  # type: ignore[attr-defined]
+        return data
+
+
+def with_scoped_choices(form: Any) -> Any:
+    """`form` (a form class) refusing new choices outside the user's shows."""
+    return type(form.__name__, (ScopedChoices, form), {})
 
 
 class ShowScoped:
@@ -145,6 +179,12 @@ class ShowScoped:
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         scope_choices(db_field, request, kwargs)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)  # type: ignore[misc]
+        return with_scoped_choices(form)
 
     def response_action(
         self, request: HttpRequest, queryset: QuerySet[Any], *args: Any, **kwargs: Any

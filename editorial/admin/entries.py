@@ -26,7 +26,7 @@ from django.utils.safestring import SafeString
 from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, workflow
-from editorial.admin.base import DeskModelAdmin, ShowScoped, scope_choices
+from editorial.admin.base import DeskModelAdmin, ShowScoped, scope_choices, with_scoped_choices
 from editorial.admin.comments import CommentPages, panel_context
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
 from editorial.admin.forms import (
@@ -78,6 +78,11 @@ class EntryPartInline(admin.StackedInline[Any, Entry]):
                 db_field, self.admin_site, using=kwargs.get("using")
             )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.form = with_scoped_choices(formset.form)
+        return formset
 
 
 class EpisodeReferenceInline(EntryPartInline):

@@ -258,3 +258,28 @@ def test_a_schedule_for_a_show_where_the_role_does_not_schedule_is_a_form_error(
     assert response.status_code == 200
     assert "does not let you schedule" in response.content.decode()
     assert not ScheduledAction.objects.exists()
+
+
+def test_a_member_saves_their_entry_that_quotes_another_shows_episode_but_cannot_pick_one(
+    alpha_writer, alpha_entry, alpha_episode, beta_episode, person
+):
+    # Quoted by a network-wide writer before the teams: kept as it is on every save.
+    Quote.objects.create(
+        entry=alpha_entry, episode=beta_episode, speaker=person, start=5, text="Kept."
+    )
+    desk = client_for(alpha_writer)
+    url = f"{ENTRIES}{alpha_entry.pk}/change/"
+    data = form_data(desk.get(url).content.decode())
+    data["summary"] = "Saved by the show's writer."
+    response = desk.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert Quote.objects.get().episode == beta_episode
+    # Picking another show's episode anew is refused.
+    other = beta_episode.__class__.objects.create(
+        show=beta_episode.show, season=1, number=3, title="Beta Talk 3", duration=3600
+    )
+    data = form_data(desk.get(url).content.decode())
+    data["quotes-0-episode"] = str(other.pk)
+    page = desk.post(url, data).content.decode()
+    assert "That episode belongs to a show whose team you are not on" in page
+    assert Quote.objects.get().episode == beta_episode
