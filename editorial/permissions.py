@@ -238,13 +238,6 @@ def show_roles(user: Any) -> dict[int, Role] | None:
     return roles
 
 
-def forget_show_roles(user: Any) -> None:
-    """Drop what `show_roles` and the permission caches hold (after memberships change)."""
-    for name in (_SHOW_ROLES, _ON_A_TEAM, "_perm_cache", "_group_perm_cache", "_user_perm_cache"):
-        if hasattr(user, name):
-            delattr(user, name)
-
-
 def user_shows(user: Any) -> set[int] | None:
     """The ids of the shows `user` works on; None when they work on the whole network."""
     roles = show_roles(user)
