@@ -31,6 +31,7 @@ from taggit.models import Tag, TaggedItem
 
 from editorial import feeds, newsroom, transcripts
 from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin, ShowScoped
+from editorial.models import ShowMembership
 from editorial.permissions import Action, acting_user, can, user_shows
 from glossary import episode_feed, publishing
 from glossary.fields import SingleLineFormField, refuse_line_breaks
@@ -128,10 +129,22 @@ class AppearanceInline(CheckedAutocompletes, admin.TabularInline[Appearance, Epi
     autocomplete_fields = ["person", "affiliation"]
 
 
+class ShowTeamInline(CheckedAutocompletes, admin.TabularInline[ShowMembership, Show]):
+    """Who is on the show's team, in which role (shown to those who manage accounts)."""
+
+    model = ShowMembership
+    extra = 0
+    fields = ["user", "role"]
+    autocomplete_fields = ["user"]
+    verbose_name = "team member"
+    verbose_name_plural = "Team (people who work on this show only; docs/shows-and-teams.md)"
+
+
 class ShowAdmin(ShowScoped, ReferenceAdmin):
     kind = PublicRecord.Kind.SHOW
     # A show member sees and changes only the shows whose team they are on.
     show_path = "pk"
+    inlines = [ShowTeamInline]
     list_display = ["name", "slug", "deep_link_style", "feed_url", "feed_refreshed_at"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
@@ -145,6 +158,14 @@ class ShowAdmin(ShowScoped, ReferenceAdmin):
             "feed_error",
             "feed_warnings",
         ]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        # The team is not what readers see of the show: saved, but recorded in no entry.
+        team = [fs for fs in formsets if fs.model is ShowMembership]
+        for formset in team:
+            self.save_formset(request, form, formset, change=change)
+        rest = [fs for fs in formsets if fs.model is not ShowMembership]
+        super().save_related(request, form, rest, change)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # A new show has no team yet: only someone working network-wide starts one.

@@ -9,10 +9,11 @@ from django.test.utils import CaptureQueriesContext
 from taggit.models import Tag
 
 from editorial import workflow
-from editorial.models import ScheduledAction
-from glossary.models import Citation, Entry, Quote
+from editorial.models import ScheduledAction, ShowMembership
+from glossary.models import Citation, Entry, EntryVersion, Quote, RecordEdit
+from glossary.publishing import record_edit
 from tests.editorial.test_entry_admin import add_form, inline_management
-from tests.personas import client_for
+from tests.personas import client_for, reviewed
 from tests.showteams.conftest import on_team, staff
 from tests.workflow.formdata import form_data
 
@@ -283,3 +284,48 @@ def test_a_member_saves_their_entry_that_quotes_another_shows_episode_but_cannot
     page = desk.post(url, data).content.decode()
     assert "That episode belongs to a show whose team you are not on" in page
     assert Quote.objects.get().episode == beta_episode
+
+
+def test_an_admin_adds_a_team_member_on_the_shows_page_and_no_entry_gets_a_version(
+    admin_user, editor, writer, alpha, alpha_episode, person, make_ready_entry
+):
+    # A live entry showing the show: a change to what readers see of it would be recorded
+    # as a version of that entry (glossary.publishing.record_reference_change).
+    entry = make_ready_entry("Alpha live", show=alpha)
+    Quote.objects.create(entry=entry, episode=alpha_episode, speaker=person, start=5, text="q")
+    record_edit(entry, user=writer, comment="Quoted.")
+    workflow.submit_for_review(entry, user=writer)
+    workflow.publish_entry(entry, user=editor, expected_version=int(reviewed(entry)))
+    desk = client_for(admin_user)
+    url = f"/admin/glossary/show/{alpha.pk}/change/"
+    page = desk.get(url).content.decode()
+    assert "Team (people who work on this show only" in page
+    newcomer = staff("nina_new")
+    data = form_data(page, "show_form")
+    data.update(
+        {
+            "memberships-TOTAL_FORMS": "1",
+            "memberships-0-user": str(newcomer.pk),
+            "memberships-0-role": "editor",
+            "memberships-0-show": str(alpha.pk),
+        }
+    )
+    versions = EntryVersion.objects.count()
+    response = desk.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert ShowMembership.objects.get().user == newcomer
+    assert EntryVersion.objects.count() == versions
+    # Nor is the admin an author of the show's record for it (they could approve its next
+    # change to readers as before).
+    assert not RecordEdit.objects.filter(edited_by=admin_user).exists()
+    # Whereas renaming the show is a change readers would see, recorded in the entry.
+    data = form_data(desk.get(url).content.decode(), "show_form")
+    data["name"] = "Alpha Hour Renamed"
+    assert desk.post(url, data).status_code == 302
+    assert EntryVersion.objects.count() == versions + 1
+
+
+def test_a_team_member_does_not_see_the_team_on_the_shows_page(alpha_editor, alpha):
+    page = client_for(alpha_editor).get(f"/admin/glossary/show/{alpha.pk}/change/")
+    assert page.status_code == 200
+    assert "Team (people who work on this show only" not in page.content.decode()
