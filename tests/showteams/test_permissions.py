@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied
 
-from editorial import workflow
+from editorial import twofactor, workflow
 from editorial.models import ShowMembership
 from editorial.permissions import Action, can, require, role_grants, show_roles
 from glossary.models import Citation, Entry, Episode, Quote, Show
@@ -176,3 +176,11 @@ def test_entries_episodes_and_shows_name_their_show(alpha, alpha_episode, alpha_
     assert show_of(Entry(term="loose")) is None
     assert isinstance(Show.objects.get(pk=alpha.pk).entries.first(), Entry)
     assert Episode.objects.filter(show=alpha).count() == 1
+
+
+def test_a_team_editor_must_sign_in_with_a_second_factor_like_any_editor(
+    settings, alpha_editor, alpha_writer
+):
+    settings.DESK_REQUIRE_2FA = True
+    assert twofactor.is_required(alpha_editor)
+    assert not twofactor.is_required(alpha_writer)
