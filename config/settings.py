@@ -160,7 +160,8 @@ AUTH_PASSWORD_VALIDATORS = [
 AUTHENTICATION_BACKENDS = [
     # First, so a locked-out client is refused before its password is even checked.
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's model backend, where a show member's permissions are their teams' roles.
+    "editorial.permissions.ShowTeamBackend",
 ]
 # Five wrong passwords for one username from one address lock that pair out for
 # AXES_COOLOFF_MINUTES; other addresses (the rest of the newsroom) can still sign in.

@@ -84,11 +84,12 @@ def _clean_text(text: str) -> str:
     return text
 
 
-def mentioned_users(text: str) -> list[User]:
+def mentioned_users(text: str, entry: Entry | None = None) -> list[User]:
     """The desk members `text` names with @username, each once, in the order named.
 
     Raises CommentError naming a username nobody has, or someone who cannot read the
-    desk's comments (who would be told of something they cannot open).
+    desk's comments (who would be told of something they cannot open), `entry`'s
+    included: a person on other shows' teams only cannot open it.
     """
     names = list(dict.fromkeys(MENTION.findall(text)))
     if not names:
@@ -111,6 +112,11 @@ def mentioned_users(text: str) -> list[User]:
                 f"“@{name}” cannot read the desk's comments, so they would not see this one. "
                 "Write the name without the @."
             )
+        if entry is not None and not can(user, Action.COMMENT, entry):
+            raise CommentError(
+                f"“@{name}” is not on this entry's show team, so they could not open it. "
+                "Write the name without the @."
+            )
         users.append(user)
     return users
 
@@ -129,7 +135,7 @@ def _tell(comment: Comment, users: list[User], actor: User) -> None:
 
 def start_thread(entry: Entry, *, user: User, field: str, text: str, quote: str = "") -> Comment:
     """A new thread on `field` of `entry`, anchored to `quote` when given."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, entry)
     if field not in Field.values:
         raise CommentError(
             f"“{field}” is not a part of an entry a comment can be about; choose one of: "
@@ -150,7 +156,7 @@ def start_thread(entry: Entry, *, user: User, field: str, text: str, quote: str 
                 f"The passage “{quote[:80]}” is not in the saved {label}. Copy it from the "
                 "saved text (save your changes first), or leave the passage empty."
             )
-    mentioned = mentioned_users(text)
+    mentioned = mentioned_users(text, entry)
     with transaction.atomic():
         comment = Comment.objects.create(
             entry=entry,
@@ -171,10 +177,10 @@ def _thread_of(comment: Comment) -> Comment:
 
 def reply(thread: Comment, *, user: User, text: str) -> Comment:
     """A reply at the end of `thread` (a reply to a reply joins the same thread)."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, thread)
     root = _thread_of(thread)
     text = _clean_text(text)
-    mentioned = mentioned_users(text)
+    mentioned = mentioned_users(text, root.entry)
     with transaction.atomic():
         comment = Comment.objects.create(
             entry_id=root.entry_id,
@@ -191,12 +197,12 @@ def reply(thread: Comment, *, user: User, text: str) -> Comment:
 
 def edit(comment: Comment, *, user: User, text: str) -> Comment:
     """Change a comment's text; only its author may. Newly named people are told."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, comment)
     if comment.author_id != user.pk:
         raise CommentError("Only the person who wrote a comment can change it; reply instead.")
     text = _clean_text(text)
     before = {u.pk for u in mentioned_users(comment.text)} if "@" in comment.text else set()
-    mentioned = [u for u in mentioned_users(text) if u.pk not in before]
+    mentioned = [u for u in mentioned_users(text, comment.entry) if u.pk not in before]
     with transaction.atomic():
         comment.text = text
         comment.edited_at = timezone.now()
@@ -208,7 +214,7 @@ def edit(comment: Comment, *, user: User, text: str) -> Comment:
 
 def resolve(thread: Comment, *, user: User) -> Comment:
     """Mark `thread` resolved; a thread resolved meanwhile says who did it."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, thread)
     root = _thread_of(thread)
     with transaction.atomic():
         done = Comment.objects.filter(pk=root.pk, resolved_at__isnull=True).update(
@@ -224,7 +230,7 @@ def resolve(thread: Comment, *, user: User) -> Comment:
 
 def reopen(thread: Comment, *, user: User) -> Comment:
     """Open a resolved thread again."""
-    require(user, Action.COMMENT)
+    require(user, Action.COMMENT, thread)
     root = _thread_of(thread)
     with transaction.atomic():
         done = Comment.objects.filter(pk=root.pk, resolved_at__isnull=False).update(

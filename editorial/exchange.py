@@ -44,6 +44,7 @@ from editorial.models import (
     NotificationPreference,
     RefusedEdit,
     ScheduledAction,
+    ShowMembership,
     SourceSnapshot,
     SourceText,
     WorkflowEvent,
@@ -130,6 +131,7 @@ TABLES: list[Table] = [
     Table("scheduled_actions", ScheduledAction),
     Table("admin_log", LogEntry),
     Table("notification_preferences", NotificationPreference),
+    Table("show_memberships", ShowMembership),
 ]
 TABLE_BY_NAME = {t.name: t for t in TABLES}
 
@@ -833,6 +835,7 @@ MERGE_LEFT_OUT = {
     "scheduled_actions": "schedules for versions that are not merged",
     "admin_log": "the other site's admin history",
     "notification_preferences": "people here keep their own email choices",
+    "show_memberships": "people here keep the show teams this desk gave them",
 }
 
 

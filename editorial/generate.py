@@ -339,7 +339,7 @@ def _generate(entries: int, seed: int, progress: ProgressFn | None) -> Result:
     # --- working copies ---------------------------------------------------------------
     entry_slugs = set(Entry.objects.values_list("slug", flat=True))
     rows = []
-    for term in _terms(rng, entries):
+    for index, term in enumerate(_terms(rng, entries)):
         aliases = ""
         if rng.random() < 0.2:
             aliases = "".join(w[0] for w in term.split()).upper() + rng.choice(["", "X", "2"])
@@ -347,6 +347,8 @@ def _generate(entries: int, seed: int, progress: ProgressFn | None) -> Result:
             Entry(
                 term=term,
                 slug=_unique(slugify(term), entry_slugs, 200),
+                # Shared out in turn (no draw: a seed makes the glossary it always made).
+                show=shows[index % len(shows)],
                 aliases=aliases,
                 summary=_sentence(rng, rng.randint(10, 22))[:200],
                 body="\n\n".join(_paragraph(rng, rng.randint(2, 5)) for _ in range(3)),

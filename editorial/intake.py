@@ -22,14 +22,15 @@ from django.db import transaction
 from django.utils.text import slugify
 from taggit.models import Tag, TaggedItem
 
+from editorial.permissions import Action, can, show_roles
 from glossary import bulk
 from glossary.fields import refuse_line_breaks
 from glossary.inbound import control_character
-from glossary.models import Citation, Entry, EntryName, EntryVersion, Source
+from glossary.models import Citation, Entry, EntryName, EntryVersion, Show, Source
 from glossary.publishing import save_version
 
-CSV_COLUMNS = ("term", "slug", "aliases", "summary", "body", "tags", "sources")
-FRONT_MATTER_KEYS = {"term", "slug", "aliases", "summary", "tags", "sources"}
+CSV_COLUMNS = ("term", "slug", "show", "aliases", "summary", "body", "tags", "sources")
+FRONT_MATTER_KEYS = {"term", "slug", "show", "aliases", "summary", "tags", "sources"}
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
@@ -52,6 +53,9 @@ class Draft:
     body: str = ""
     tags: list[str] = field(default_factory=list)
     sources: list[SourceItem] = field(default_factory=list)
+    # The slug of the show the entry belongs to, as written; `show_id` once validated.
+    show: str = ""
+    show_id: int | None = None
 
 
 @dataclass
@@ -162,6 +166,7 @@ def read_csv(path: Path, intake: Intake) -> None:
                     origin=origin,
                     term=cells.get("term", ""),
                     slug=cells.get("slug", ""),
+                    show=cells.get("show", ""),
                     aliases=_split(cells.get("aliases", "")),
                     summary=cells.get("summary", ""),
                     body=(row.get("body") or "").strip(),
@@ -227,6 +232,7 @@ def read_markdown(path: Path, intake: Intake) -> None:
                 origin=origin,
                 term=str(meta.get("term") or "").strip(),
                 slug=str(meta.get("slug") or "").strip(),
+                show=str(meta.get("show") or "").strip(),
                 aliases=_text_list(meta.get("aliases"), "aliases"),
                 summary=str(meta.get("summary") or "").strip(),
                 body="\n".join(lines[end + 1 :]).strip(),
@@ -273,8 +279,9 @@ def _draft_control_character(draft: Draft) -> str:
     return ""
 
 
-def collect(paths: list[Path]) -> Intake:
-    """Read every CSV and Markdown file named (directories: the files in them, sorted)."""
+def collect(paths: list[Path], user: User | None = None) -> Intake:
+    """Read every CSV and Markdown file named (directories: the files in them, sorted);
+    `user`, who the drafts will be credited to, must be allowed to write for their shows."""
     intake = Intake()
     files: list[Path] = []
     for path in paths:
@@ -299,12 +306,33 @@ def collect(paths: list[Path]) -> Intake:
             read_markdown(path, intake)
         else:
             intake.problems.append(Problem(path.name, "not a .csv or .md file"))
-    validate(intake)
+    validate(intake, user)
     return intake
 
 
-def validate(intake: Intake) -> None:
+def _show_problem(draft: Draft, shows: dict[str, int], user: User | None) -> str:
+    """Why `draft` cannot belong to the show it names (or to none); sets its `show_id`."""
+    if draft.show:
+        if draft.show.lower() not in shows:
+            named = ", ".join(sorted(shows)) or "none yet"
+            return f"show {draft.show!r} is not a show's slug here (shows: {named})"
+        draft.show_id = shows[draft.show.lower()]
+    elif len(shows) == 1:
+        # A single-show glossary: its entries are that show's, as the admin's form says.
+        draft.show_id = next(iter(shows.values()))
+    if user is None:
+        return ""
+    if draft.show_id is None and show_roles(user) is not None:
+        return f"{user.username} works on some shows only: name the entry's show (column show)"
+    if draft.show_id is not None and not can(user, Action.ADD, Entry(show_id=draft.show_id)):
+        slug = next(slug for slug, pk in shows.items() if pk == draft.show_id)
+        return f"{user.username} may not write entries for the show {slug!r} (not on its team)"
+    return ""
+
+
+def validate(intake: Intake, user: User | None = None) -> None:
     """Check each draft as the admin would; a draft with a problem is dropped from the plan."""
+    shows = {slug.lower(): pk for slug, pk in Show.objects.values_list("slug", "pk")}
     slugs_here: dict[str, str] = {}
     existing_sources = set(Source.objects.values_list("url", flat=True))
     url_field = Source._meta.get_field("url")
@@ -321,6 +349,9 @@ def validate(intake: Intake) -> None:
         draft.slug = (draft.slug or slugify(draft.term)[:200]).lower()
         if draft.term and not draft.slug:
             problems.append("term has no letters or digits for an address; give a slug")
+        show_problem = _show_problem(draft, shows, user)
+        if show_problem:
+            problems.append(show_problem)
         if len(draft.summary) > settings.SUMMARY_MAX_LENGTH:
             problems.append(
                 f"summary is {len(draft.summary)} characters; at most {settings.SUMMARY_MAX_LENGTH}"
@@ -387,6 +418,7 @@ def _create_drafts(intake: Intake, user: User) -> list[Entry]:
         entry = Entry.objects.create(
             term=draft.term,
             slug=draft.slug,
+            show_id=draft.show_id,
             aliases="\n".join(draft.aliases),
             summary=draft.summary,
             body=draft.body,

@@ -12,7 +12,7 @@ from django.db import models
 from django.utils import timezone
 
 from editorial.newsroom import format_instant
-from glossary.models import Entry, EntryVersion
+from glossary.models import Entry, EntryVersion, Show
 
 
 class WorkflowEvent(models.Model):
@@ -834,3 +834,42 @@ class RefusedEdit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author}'s refused edit of “{self.term}” ({format_instant(self.refused_at)})"
+
+
+class ShowMembership(models.Model):
+    """One person's role on one show's team (docs/shows-and-teams.md).
+
+    An account with no membership keeps the network-wide role its group gives it. An
+    account with memberships works only on those shows' entries, episodes, sponsorships,
+    appearances and feeds, with the role each membership names (editorial.permissions).
+    Only the three desk roles are offered: an admin is one for the whole network.
+    """
+
+    # The values of editorial.permissions.Role (a sibling module this one cannot import).
+    class Role(models.TextChoices):
+        WRITER = "writer", "Writer"
+        FACT_CHECKER = "fact-checker", "Fact-checker"
+        EDITOR = "editor", "Editor"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="show_memberships"
+    )
+    show = models.ForeignKey(Show, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(
+        max_length=20,
+        choices=Role.choices,
+        default=Role.WRITER,
+        help_text="What this person may do on this show: writers draft and submit, "
+        "fact-checkers confirm sources, editors review and publish. Once a person is on "
+        "any show's team, they see and change only their shows' work.",
+    )
+
+    class Meta:
+        ordering = ["show__name", "user__username"]
+        verbose_name = "show team membership"
+        constraints = [
+            models.UniqueConstraint(fields=["user", "show"], name="one_role_per_show_per_person")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.show}: {self.get_role_display()}"

@@ -40,14 +40,21 @@ from django.contrib.auth.models import Permission, User
 from django.core import signing
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
 from editorial import newsroom
 from editorial.linkcheck.state import Transition
-from editorial.models import Assignment, Comment, Notification, NotificationPreference
+from editorial.models import (
+    Assignment,
+    Comment,
+    Notification,
+    NotificationPreference,
+    ShowMembership,
+)
+from editorial.permissions import ROLES, TEAM_ROLES, Role, granted
 from editorial.sourcetext import report
 from glossary.models import Entry, Source
 
@@ -64,23 +71,32 @@ COALESCED_KINDS = {Kind.SOURCE_CHANGED}
 # --- Who hears --------------------------------------------------------------------
 
 
-def _with_permission(codename: str) -> QuerySet[User]:
+def _with_permission(codename: str, show_id: int | None) -> QuerySet[User]:
+    """Active people holding `codename` for an entry of show `show_id` (None: an entry of the
+    whole network): everyone network-wide who holds it, and the show's team members whose
+    role gives it (docs/shows-and-teams.md). A member of other shows' teams hears nothing."""
     app_label, name = codename.split(".")
     perm = Permission.objects.filter(content_type__app_label=app_label, codename=name)
-    return User.objects.filter(
-        Q(groups__permissions__in=perm) | Q(user_permissions__in=perm) | Q(is_superuser=True),
-        is_active=True,
-    ).distinct()
+    on_a_team = ShowMembership.objects.filter(user=OuterRef("pk"))
+    admin = User.groups.through.objects.filter(user=OuterRef("pk"), group__name=Role.ADMIN.value)
+    network_wide = Q(is_superuser=True) | ~Exists(on_a_team) | Exists(admin)
+    holders = Q(groups__permissions__in=perm) | Q(user_permissions__in=perm) | Q(is_superuser=True)
+    who = holders & network_wide
+    roles = [role.value for role in TEAM_ROLES if granted(codename, ROLES[role])]
+    if show_id is not None and roles:
+        team = ShowMembership.objects.filter(show_id=show_id, role__in=roles)
+        who |= Q(pk__in=team.values("user"))
+    return User.objects.filter(who, is_active=True).distinct()
 
 
-def editors() -> QuerySet[User]:
-    """Everyone who can publish: they review and approve."""
-    return _with_permission("editorial.publish_entry")
+def editors(show_id: int | None) -> QuerySet[User]:
+    """Everyone who can publish an entry of `show_id`: they review and approve."""
+    return _with_permission("editorial.publish_entry", show_id)
 
 
-def fact_checkers() -> QuerySet[User]:
-    """Everyone who can confirm citations."""
-    return _with_permission("editorial.confirm_citation")
+def fact_checkers(show_id: int | None) -> QuerySet[User]:
+    """Everyone who can confirm citations of an entry of `show_id`."""
+    return _with_permission("editorial.confirm_citation", show_id)
 
 
 def content_writers() -> QuerySet[User]:
@@ -153,10 +169,15 @@ def tell_review_requested(entry: Entry, *, actor: object, comment: str = "") -> 
 
 
 def tell_review_requested_of(entries: Iterable[Entry], *, actor: object, comment: str = "") -> int:
-    """Every editor hears of each entry submitted, in one read of who they are."""
-    audience = _audience(editors().values_list("pk", flat=True), actor)
+    """Every editor of each entry's show hears of it, in one read of who they are per show."""
+    entries = list(entries)
+    audiences = {
+        show_id: _audience(editors(show_id).values_list("pk", flat=True), actor)
+        for show_id in {entry.show_id for entry in entries}
+    }
     rows: list[Notification] = []
     for entry in entries:
+        audience = audiences[entry.show_id]
         subject = f"Review requested: “{entry.term}”"
         text = f"{_name(actor)} submitted “{entry.term}” for review."
         if comment:
@@ -208,7 +229,7 @@ def tell_schedule_failed(entry: Entry, *, action: str, result: str) -> int:
         f"Open it: {_entry_url(entry)}"
     )
     made = _record(
-        _audience(editors().values_list("pk", flat=True)),
+        _audience(editors(entry.show_id).values_list("pk", flat=True)),
         Kind.SCHEDULE_FAILED,
         subject,
         text,
@@ -300,7 +321,7 @@ def tell_source_changes(changes: Iterable[tuple[Source, Transition]]) -> int:
     alerts = [(s, t) for s, t in changes if is_alert(t)]
     if not alerts:
         return 0
-    checkers = set(fact_checkers().values_list("pk", flat=True))
+    checkers: dict[int | None, set[int]] = {}
     made = 0
     with transaction.atomic():
         for source, transition in alerts:
@@ -308,12 +329,18 @@ def tell_source_changes(changes: Iterable[tuple[Source, Transition]]) -> int:
                 Entry.objects.filter(citations__source=source)
                 .exclude(status=Entry.Status.ARCHIVED)
                 .distinct()
-                .values_list("term", "created_by")
+                .values_list("term", "created_by", "show")
             )
             if not citing:
                 continue
-            terms = sorted({term for term, _ in citing})
-            audience = _audience(checkers | {w for _, w in citing if w is not None})
+            terms = sorted({term for term, _, _ in citing})
+            # The fact-checkers of each citing entry's show, and the entries' writers.
+            hearing = {w for _, w, _ in citing if w is not None}
+            for show_id in {show for _, _, show in citing}:
+                if show_id not in checkers:
+                    checkers[show_id] = set(fact_checkers(show_id).values_list("pk", flat=True))
+                hearing |= checkers[show_id]
+            audience = _audience(hearing)
             subject = f"Cited source needs a look: {source.title or source.url}"
             text = _source_text(source, transition, terms)
             waiting = set(

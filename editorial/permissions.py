@@ -4,6 +4,13 @@ Roles are Django groups whose permissions are defined here and nowhere else;
 `manage.py setup_roles` (and the data migration) make the database match.
 Views, admin actions and workflow functions all go through `can`/`require`,
 so hiding a button is never the only thing standing in the way.
+
+Shows are the unit of permission (docs/shows-and-teams.md). An account on no show's
+team (`editorial.ShowMembership`) keeps the network-wide role its group gives it, as
+before teams existed. An account on one or more teams is a *show member*: it works only
+on those shows' entries, episodes and everything hanging from them, with the role its
+membership gives on each show, and its groups no longer count (`ShowTeamBackend`).
+Superusers and members of the admin group are network-wide whatever their memberships.
 """
 
 from __future__ import annotations
@@ -12,8 +19,10 @@ from enum import StrEnum
 from typing import Any
 
 from django.apps import apps as live_apps
-from django.contrib.auth.models import User
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Permission, User
 from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
 
@@ -167,7 +176,8 @@ ROLES: dict[Role, list[str]] = {
 }
 
 
-def _granted(name: str, perms: list[str]) -> bool:
+def granted(name: str, perms: list[str]) -> bool:
+    """Whether the permission `name` is among `perms` (a role's list, `app.*` included)."""
     return name in perms or f"{name.split('.', 1)[0]}.*" in perms
 
 
@@ -192,7 +202,7 @@ def sync_roles(apps: Any = None) -> dict[str, tuple[int, int]]:
     changes: dict[str, tuple[int, int]] = {}
     for role, perms in ROLES.items():
         group, _ = Group.objects.get_or_create(name=role.value)
-        target = {pk for name, pk in by_name.items() if _granted(name, perms)}
+        target = {pk for name, pk in by_name.items() if granted(name, perms)}
         current = set(group.permissions.values_list("pk", flat=True))
         group.permissions.add(*(target - current))
         group.permissions.remove(*(current - target))
@@ -200,11 +210,82 @@ def sync_roles(apps: Any = None) -> dict[str, tuple[int, int]]:
     return changes
 
 
-def can(user: Any, action: Action | str) -> bool:
-    """Whether `user` may do `action` (to any entry; state rules live in editorial.workflow)."""
+# The roles a show's team can give (an admin is one for the whole network).
+TEAM_ROLES = (Role.WRITER, Role.FACT_CHECKER, Role.EDITOR)
+
+# Set on a user by ShowTeamBackend.get_user in the query that loads it, so a network-wide
+# account costs no query more than before teams existed.
+_ON_A_TEAM = "on_a_show_team"
+_SHOW_ROLES = "_show_roles_cache"
+
+
+def _memberships() -> Any:
+    # editorial.models is a sibling of this module in the layers (pyproject.toml).
+    return live_apps.get_model("editorial", "ShowMembership")
+
+
+def show_roles(user: Any) -> dict[int, Role] | None:
+    """The role `user` has on each show whose team they are on, by show id; None for a
+    network-wide account (no membership, a superuser or an admin). Cached on `user`."""
+    if user is None or not user.is_authenticated:
+        return None
+    if hasattr(user, _SHOW_ROLES):
+        cached: dict[int, Role] | None = getattr(user, _SHOW_ROLES)
+        return cached
+    roles: dict[int, Role] | None = None
+    on_a_team = getattr(user, _ON_A_TEAM, None)
+    if user.is_superuser or on_a_team is False:
+        roles = None
+    else:
+        rows = dict(_memberships().objects.filter(user=user).values_list("show_id", "role"))
+        if rows and not user.groups.filter(name=Role.ADMIN.value).exists():
+            roles = {show_id: Role(role) for show_id, role in rows.items()}
+    setattr(user, _SHOW_ROLES, roles)
+    return roles
+
+
+def user_shows(user: Any) -> set[int] | None:
+    """The ids of the shows `user` works on; None when they work on the whole network."""
+    roles = show_roles(user)
+    return None if roles is None else set(roles)
+
+
+def show_of(obj: Any) -> int | None:
+    """The id of the show `obj` belongs to: a show itself, an entry's or an episode's show,
+    the show of the entry a part (quote, citation...) or a version belongs to, or of the
+    episode a sponsorship, appearance or transcript hangs from. None: the whole network."""
+    if obj._meta.model_name == "show":
+        return int(obj.pk) if obj.pk is not None else None
+    if hasattr(obj, "show_id"):
+        show_id: int | None = obj.show_id
+        return show_id
+    if hasattr(obj, "entry_id"):
+        return show_of(obj.entry) if obj.entry_id is not None else None
+    if hasattr(obj, "episode_id"):
+        return show_of(obj.episode) if obj.episode_id is not None else None
+    return None
+
+
+def role_grants(role: Role, action: Action | str) -> bool:
+    """Whether `role` (as ROLES defines it) holds every permission `action` needs."""
+    return all(granted(name, ROLES[role]) for name in ACTION_PERMISSIONS[Action(action)])
+
+
+def can(user: Any, action: Action | str, obj: Any = None) -> bool:
+    """Whether `user` may do `action` to `obj` (an entry, a part of one, an episode, a
+    show...), or with no `obj` to some entry. A show member may act on an object only
+    with the role their team gives on its show; state rules live in editorial.workflow."""
     if user is None or not user.is_authenticated or not user.is_active:
         return False
-    return bool(user.has_perms(ACTION_PERMISSIONS[Action(action)]))
+    if not user.has_perms(ACTION_PERMISSIONS[Action(action)]):
+        return False
+    if obj is None:
+        return True
+    roles = show_roles(user)
+    if roles is None:
+        return True
+    show_id = show_of(obj)
+    return show_id is not None and show_id in roles and role_grants(roles[show_id], action)
 
 
 def acting_user(request: HttpRequest) -> User:
@@ -215,8 +296,81 @@ def acting_user(request: HttpRequest) -> User:
     return user
 
 
-def require(user: Any, action: Action | str) -> None:
-    """Raise PermissionDenied, naming what was refused, unless `user` may do `action`."""
-    if not can(user, action):
-        label = Action(action).value.replace("_", " ")
-        raise PermissionDenied(f"You do not have permission to {label} entries.")
+def holds(user: Any, perm: str, obj: Any) -> bool:
+    """Whether `user` holds the model permission `perm` ("glossary.change_episode") on
+    `obj`: as Django says for a network-wide account, as the role on `obj`'s show says
+    for a show member (the admin's object-level question)."""
+    if not user.has_perm(perm):
+        return False
+    roles = show_roles(user)
+    if roles is None:
+        return True
+    show_id = show_of(obj)
+    return show_id is not None and show_id in roles and granted(perm, ROLES[roles[show_id]])
+
+
+def shows_where(user: Any, action: Action | str) -> set[int] | None:
+    """The ids of the shows where `user`'s role allows `action`; None: every show."""
+    roles = show_roles(user)
+    if roles is None:
+        return None
+    return {show_id for show_id, role in roles.items() if role_grants(role, action)}
+
+
+def require(user: Any, action: Action | str, obj: Any = None) -> None:
+    """Raise PermissionDenied, naming what was refused, unless `user` may do `action`
+    (to `obj`, when given)."""
+    if can(user, action, obj):
+        return
+    label = Action(action).value.replace("_", " ")
+    if obj is not None and can(user, action):
+        raise PermissionDenied(
+            f"You do not have permission to {label} “{obj}”: it belongs to "
+            f"{show_name(show_of(obj))}, and your role there does not allow it."
+        )
+    raise PermissionDenied(f"You do not have permission to {label} entries.")
+
+
+def show_name(show_id: int | None) -> str:
+    """A show's name as a refusal names it (“the whole network” for none)."""
+    if show_id is None:
+        return "the whole network"
+    show = live_apps.get_model("glossary", "Show").objects.filter(pk=show_id).first()
+    return f"the show “{show}”" if show is not None else "another show"
+
+
+def for_user(queryset: QuerySet[Any], user: Any, show_path: str = "show") -> QuerySet[Any]:
+    """`queryset` narrowed to the rows `user` works on: everything for a network-wide
+    account, only their shows' rows (reached through `show_path`) for a show member."""
+    shows = user_shows(user)
+    if shows is None:
+        return queryset
+    if show_path == "pk":
+        return queryset.filter(pk__in=shows)
+    return queryset.filter(**{f"{show_path}__in": shows})
+
+
+class ShowTeamBackend(ModelBackend):
+    """Django's model backend, where a show member's permissions are their team roles'.
+
+    A show member holds, on the model level, every permission some membership role gives
+    (what they may do *somewhere*), and nothing from their groups; `can` narrows that to
+    the object's show. Loading the signed-in user says in the same query whether they are
+    on a team, so a network-wide account's pages cost no query more.
+    """
+
+    def get_user(self, user_id: Any) -> Any:
+        memberships = _memberships().objects.filter(user=OuterRef("pk"))
+        user = (
+            User._default_manager.annotate(**{_ON_A_TEAM: Exists(memberships)})
+            .filter(pk=user_id)
+            .first()
+        )
+        return user if user is not None and self.user_can_authenticate(user) else None
+
+    def _get_group_permissions(self, user_obj: Any) -> Any:
+        roles = show_roles(user_obj)
+        if roles is None:
+            return super()._get_group_permissions(user_obj)  # type: ignore[misc]
+        names = {role.value for role in roles.values()}
+        return Permission.objects.filter(group__name__in=names)

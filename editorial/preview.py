@@ -88,7 +88,7 @@ def create_share_link(entry: Entry, *, user: Any) -> ShareLink:
 
 
 def revoke_link(link: ShareLink, *, user: Any) -> bool:
-    require(user, Action.SHARE_PREVIEW)
+    require(user, Action.SHARE_PREVIEW, link.entry)
     return bool(
         ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now(), revoked_by=user, revoked_because="revoked"
@@ -98,7 +98,7 @@ def revoke_link(link: ShareLink, *, user: Any) -> bool:
 
 def version_for_sharing(entry: Entry, *, user: Any) -> EntryVersion:
     """The version a share link shows: the latest, saved first if the working copy moved on."""
-    require(user, Action.SHARE_PREVIEW)
+    require(user, Action.SHARE_PREVIEW, entry)
     latest = entry.versions.order_by("-number").first()
     if latest is not None and latest.data == document.build(entry).dump():
         return latest
@@ -149,6 +149,7 @@ def working_copy(request: HttpRequest, entry_id: int) -> HttpResponse:
     """The entry as it stands in the admin right now, saved or not as a version."""
     require(request.user, Action.VIEW)
     entry = get_object_or_404(Entry, pk=entry_id)
+    require(request.user, Action.VIEW, entry)
     version = EntryVersion(entry=entry, number=0, data=document.build(entry).dump())
     version.term, version.summary = entry.term, entry.summary
     banner = f"Preview of the working copy of “{entry.term}” ({_status_label(entry)})."
@@ -161,6 +162,7 @@ def version_view(request: HttpRequest, entry_id: int, number: int) -> HttpRespon
     version = get_object_or_404(
         EntryVersion.objects.select_related("entry"), entry_id=entry_id, number=number
     )
+    require(request.user, Action.VIEW, version.entry)
     live = (
         " This is the version readers see." if version.entry.live_version_id == version.pk else ""
     )

@@ -48,7 +48,7 @@ def schedule(
     now: datetime.datetime | None = None,
 ) -> ScheduledAction:
     """Ask for `action` on `entry` at `due_at` (aware). Editors only; the time must be ahead."""
-    require(user, Action.SCHEDULE)
+    require(user, Action.SCHEDULE, entry)
     now = now or timezone.now()
     if timezone.is_naive(due_at):
         due_at = from_local(due_at)
@@ -85,7 +85,7 @@ def approved_version(entry: Entry, action: str) -> int | None:
 
 def cancel(row: ScheduledAction, *, user: Any, now: datetime.datetime | None = None) -> bool:
     """Cancel a waiting row. False when it already ran or was cancelled (nothing changes)."""
-    require(user, Action.SCHEDULE)
+    require(user, Action.SCHEDULE, row.entry)
     updated = ScheduledAction.objects.filter(pk=row.pk, state=ScheduledAction.State.PENDING).update(
         state=ScheduledAction.State.CANCELLED,
         cancelled_by=user,

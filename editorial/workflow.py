@@ -299,6 +299,7 @@ def submit_entries(
     with transaction.atomic():
         locked = _lock_all(entries)
         for entry in locked:
+            require(user, Action.SUBMIT, entry)
             _check_state(entry, SUBMIT_FROM, "submitted for review")
         before = {entry.pk: entry.status for entry in locked}
         Entry.objects.filter(pk__in=[entry.pk for entry in locked]).update(status=Status.IN_REVIEW)
@@ -323,7 +324,7 @@ def submit_entries(
 
 def request_changes(entry: Entry, *, user: Any, comment: str) -> WorkflowEvent:
     """Send the entry back to its writer; the comment is shown on the entry until resubmitted."""
-    require(user, Action.REQUEST_CHANGES)
+    require(user, Action.REQUEST_CHANGES, entry)
     if not comment.strip():
         raise WorkflowError("Write what needs to change: the writer sees this comment.")
     with transaction.atomic():
@@ -418,6 +419,7 @@ def publish_entries(
     with transaction.atomic():
         locked = _lock_all(entries)
         for entry in locked:
+            require(user, Action.PUBLISH, entry)
             _check_state(entry, PUBLISH_FROM, "published (submit it for review first)")
         authors = change_authors_of(locked)
         if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and user is not None:
@@ -461,8 +463,9 @@ def publish_entries(
                 raise GateFailed(results[entry.pk])
             if any(r.code in NOT_OVERRIDABLE for r in blocking[entry.pk]):
                 raise GateFailed(results[entry.pk], overridable=False)
-        if any(blocking.values()):
-            require(user, Action.OVERRIDE_GATES)
+        for entry in locked:
+            if blocking[entry.pk]:
+                require(user, Action.OVERRIDE_GATES, entry)
         # Who hears of the publication: read before it, when the change is still waiting.
         writers = {
             entry.pk: authors[entry.pk] | ({entry.created_by_id} if entry.created_by_id else set())
@@ -733,7 +736,7 @@ def publish_check_dates(
     is missing, or the entry has a newer one (confirmed again since the page was shown),
     nothing is published.
     """
-    require(user, Action.PUBLISH)
+    require(user, Action.PUBLISH, entry)
     with transaction.atomic():
         locked = _lock(entry)
         if locked.status == Status.ARCHIVED:
@@ -805,6 +808,8 @@ def record_fact_checks(
     the review, not a transition."""
     require(user, Action.CONFIRM_CITATION)
     entries = Entry.objects.in_bulk(list(confirmed))
+    for entry in entries.values():
+        require(user, Action.CONFIRM_CITATION, entry)
     events = []
     for entry_id, citations in confirmed.items():
         entry = entries[entry_id]
@@ -871,7 +876,7 @@ def withdrawal_reason(entry: Entry) -> str:
 
 def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
     """Take the entry off the public site; its working copy becomes a draft."""
-    require(user, Action.UNPUBLISH)
+    require(user, Action.UNPUBLISH, entry)
     with transaction.atomic():
         locked = _lock(entry)
         if not locked.is_live:
@@ -891,7 +896,7 @@ def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEv
 
 def archive_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
     """Retire the entry: off the public site if it was live, kept with all its versions."""
-    require(user, Action.ARCHIVE)
+    require(user, Action.ARCHIVE, entry)
     with transaction.atomic():
         locked = _lock(entry)
         _check_state(locked, ARCHIVE_FROM, "archived")
@@ -917,7 +922,7 @@ def delete_entry(entry: Entry, *, user: Any) -> str:
     working copy links to it by see-also get a version without that link,
     credited to whoever deleted it.
     """
-    require(user, Action.DELETE)
+    require(user, Action.DELETE, entry)
     with transaction.atomic():
         locked = _lock(entry)
         term = locked.term
@@ -935,7 +940,7 @@ def delete_entry(entry: Entry, *, user: Any) -> str:
 
 def restore_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
     """Bring an archived entry back as a draft."""
-    require(user, Action.ARCHIVE)
+    require(user, Action.ARCHIVE, entry)
     with transaction.atomic():
         locked = _lock(entry)
         _check_state(locked, {Status.ARCHIVED}, "restored")
@@ -960,7 +965,7 @@ def rollback_to(
     History is never rewritten: the result is the next version number, a copy of
     the old one. Readers keep seeing the live version until it is published.
     """
-    require(user, Action.ROLLBACK)
+    require(user, Action.ROLLBACK, entry)
     if version.entry_id != entry.pk:
         raise WorkflowError("That version belongs to another entry.")
     with transaction.atomic():

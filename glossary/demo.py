@@ -323,12 +323,20 @@ def load_demo() -> dict[str, int]:
     )
 
     entries = {
-        d.slug: _entry(d.term, d.slug, summary=d.summary, body=d.body, aliases="\n".join(d.aliases))
+        d.slug: _entry(
+            d.term,
+            d.slug,
+            show=show,
+            summary=d.summary,
+            body=d.body,
+            aliases="\n".join(d.aliases),
+        )
         for d in NEIGHBOURS
     }
     interconnect = _entry(
         "Interconnect",
         "interconnect",
+        show=show,
         summary="The links between AI chips. They decide how many chips can usefully work "
         "together on one model, and they show up as hidden cost and lock-in.",
         body=INTERCONNECT_BODY,

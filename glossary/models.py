@@ -464,6 +464,15 @@ class Entry(models.Model):
         "Changing it on a published entry redirects the old address once the change is "
         "published.",
     )
+    show = models.ForeignKey(
+        "Show",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="entries",
+        help_text="The show this entry belongs to. Who may work on it follows the show's "
+        "team; left empty, it belongs to the whole network.",
+    )
     aliases = models.TextField(
         blank=True,
         help_text="Other names readers may look for, one per line (e.g. NVLink). "

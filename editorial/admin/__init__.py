@@ -8,7 +8,7 @@ people's delivery choices), `scheduling`, `gates` (the checks panel
 and one-click fixes), `dashboard`, `assignments` ("My work", assigning, planning and
 the calendar), `urls` (the desk's own pages), `base` (what
 every model admin here stands on) and `accounts` (users, groups and sign-in
-records, guarded the same way).
+records, guarded the same way, and the show teams: who works on which show).
 """
 
 from django.contrib import admin
@@ -16,6 +16,7 @@ from taggit.models import Tag
 
 from editorial.admin import accounts
 from editorial.admin.assignments import AssignmentAdmin
+from editorial.admin.accounts import ShowMembershipAdmin
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
 from editorial.admin.notifications import NotificationAdmin, NotificationPreferenceAdmin
@@ -36,6 +37,7 @@ from editorial.models import (
     NotificationPreference,
     QuoteCheckRun,
     ScheduledAction,
+    ShowMembership,
     WorkflowEvent,
 )
 from glossary.models import (
@@ -68,6 +70,7 @@ admin.site.register(QuoteCheckRun, QuoteCheckRunAdmin)
 admin.site.register(Notification, NotificationAdmin)
 admin.site.register(NotificationPreference, NotificationPreferenceAdmin)
 admin.site.register(Assignment, AssignmentAdmin)
+admin.site.register(ShowMembership, ShowMembershipAdmin)
 # taggit's own admin lets any staff member merge tags across entries unrecorded.
 if admin.site.is_registered(Tag):
     admin.site.unregister(Tag)

@@ -23,8 +23,19 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from editorial import twofactor
 from editorial.admin.base import DeskModelAdmin
+from editorial.models import ShowMembership
 
 logger = logging.getLogger(__name__)
+
+
+class ShowMembershipInline(admin.TabularInline[ShowMembership, User]):
+    """The person's show teams, on their account page (docs/shows-and-teams.md)."""
+
+    model = ShowMembership
+    extra = 0
+    fields = ["show", "role"]
+    verbose_name = "show team"
+    verbose_name_plural = "Show teams (none: the role from their group, on the whole network)"
 
 
 class DeskUserAdmin(DeskModelAdmin[User], UserAdmin[User]):
@@ -36,6 +47,7 @@ class DeskUserAdmin(DeskModelAdmin[User], UserAdmin[User]):
     protected_shown = 20
     list_display = ("username", "email", "first_name", "last_name", "is_staff", "two_factor")
     actions = ["reset_two_factor"]
+    inlines = [ShowMembershipInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
         enrolled = TOTPDevice.objects.filter(user=OuterRef("pk"), confirmed=True)
@@ -90,6 +102,16 @@ class DeskUserAdmin(DeskModelAdmin[User], UserAdmin[User]):
 
 class DeskGroupAdmin(DeskModelAdmin[Group], GroupAdmin):
     pass
+
+
+class ShowMembershipAdmin(DeskModelAdmin[ShowMembership]):
+    """Every show's team in one list: who works on which show, in which role."""
+
+    list_display = ["show", "user", "role"]
+    list_filter = ["show", "role"]
+    list_select_related = ["show", "user"]
+    search_fields = ["user__username", "user__first_name", "user__last_name", "show__name"]
+    autocomplete_fields = ["user", "show"]
 
 
 class DeskAccessAttemptAdmin(DeskModelAdmin[AccessAttempt], AccessAttemptAdmin):  # type: ignore[misc]

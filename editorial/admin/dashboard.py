@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.admin import site
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, F, JSONField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, F, JSONField, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -28,7 +28,7 @@ from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import CheckResult
 from editorial.linkcheck.state import apply_result
 from editorial.models import Notification, ScheduledAction, SchedulerHeartbeat, WorkflowEvent
-from editorial.permissions import Action, can
+from editorial.permissions import Action, can, user_shows
 from editorial.sourcetext import report
 from glossary.models import (
     CHANGED_SINCE_CONFIRMED,
@@ -112,15 +112,24 @@ def _latest_event(action: str, column: str) -> Subquery:
     )
 
 
-def build(now: datetime.datetime | None = None) -> dict[str, Any]:
-    """Everything the dashboard shows, at a fixed number of queries."""
+def _of_shows(queryset: Any, shows: set[int] | None, path: str = "show") -> Any:
+    """`queryset`'s rows of `shows` (through `path`); all of them when `shows` is None."""
+    return queryset if shows is None else queryset.filter(**{f"{path}__in": shows})
+
+
+def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -> dict[str, Any]:
+    """Everything the dashboard shows, at a fixed number of queries.
+
+    `shows`: the ids of the shows a show member works on (editorial.permissions.user_shows);
+    every list then holds their shows' work only. None: the whole network's.
+    """
     now = now or timezone.now()
     heartbeat = SchedulerHeartbeat.objects.filter(name=scheduling.HEARTBEAT_NAME).first()
     status = scheduling.scheduler_status(now, heartbeat)
     overdue_cutoff = now - datetime.timedelta(seconds=settings.SCHEDULER_LATE_AFTER_SECONDS)
 
     awaiting = Rows.of(
-        Entry.objects.filter(status=Entry.Status.IN_REVIEW)
+        _of_shows(Entry.objects.filter(status=Entry.Status.IN_REVIEW), shows)
         .select_related("updated_by")
         .annotate(
             submitted_at=_latest_event(WorkflowEvent.Action.SUBMIT, "at"),
@@ -129,7 +138,7 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         .order_by(F("submitted_at").asc(nulls_first=True), "updated_at")
     )
     changes = Rows.of(
-        Entry.objects.filter(status=Entry.Status.CHANGES_REQUESTED)
+        _of_shows(Entry.objects.filter(status=Entry.Status.CHANGES_REQUESTED), shows)
         .annotate(
             review_comment=_latest_event(WorkflowEvent.Action.REQUEST_CHANGES, "comment"),
             reviewed_by=_latest_event(WorkflowEvent.Action.REQUEST_CHANGES, "actor__username"),
@@ -138,12 +147,16 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         .order_by("updated_at")
     )
     scheduled = Rows.of(
-        ScheduledAction.objects.filter(
-            Q(state__in=[ScheduledAction.State.PENDING, ScheduledAction.State.RUNNING])
-            | Q(
-                state=ScheduledAction.State.FAILED,
-                finished_at__gte=now - datetime.timedelta(days=FAILED_SCHEDULE_DAYS),
-            )
+        _of_shows(
+            ScheduledAction.objects.filter(
+                Q(state__in=[ScheduledAction.State.PENDING, ScheduledAction.State.RUNNING])
+                | Q(
+                    state=ScheduledAction.State.FAILED,
+                    finished_at__gte=now - datetime.timedelta(days=FAILED_SCHEDULE_DAYS),
+                )
+            ),
+            shows,
+            "entry__show",
         )
         .select_related("entry", "created_by")
         .order_by("-state", "due_at")  # running, pending, then failed
@@ -151,7 +164,7 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     for row in scheduled.items:
         row.due_local = newsroom.format_instant(row.due_at)
     email_failures = Rows.of(
-        Notification.objects.filter(failed_at__isnull=False)
+        _of_shows(Notification.objects.filter(failed_at__isnull=False), shows, "entry__show")
         .filter(
             Q(sent_at__isnull=True)  # waiting to be tried again
             | Q(
@@ -166,9 +179,9 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         row.failed_local = newsroom.format_instant(row.failed_at)
     window = settings.CITATION_FRESHNESS_DAYS
     today = newsroom.today(now)
-    citations = Citation.objects.exclude(entry__status=Entry.Status.ARCHIVED).select_related(
-        "entry", "source", "checked_by"
-    )
+    citations = _of_shows(
+        Citation.objects.exclude(entry__status=Entry.Status.ARCHIVED), shows, "entry__show"
+    ).select_related("entry", "source", "checked_by")
     stale = Rows.of(
         citations.stale(today)
         .filter(checked_on__isnull=False)
@@ -179,14 +192,15 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     )
     for citation in stale.items:
         citation.age_days = (today - citation.checked_on).days if citation.checked_on else None
-    sources = Rows.of(
-        Source.objects.filter(
-            Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED, Source.Health.EMPTY])
-            | CHANGED_SINCE_CONFIRMED
-        )
-        .annotate(citing=Count("citations"))
-        .order_by("health", "title")
+    troubled = Source.objects.filter(
+        Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED, Source.Health.EMPTY])
+        | CHANGED_SINCE_CONFIRMED
     )
+    if shows is not None:
+        # The sources their shows' entries cite (the library itself is the network's).
+        cited = Citation.objects.filter(source=OuterRef("pk"), entry__show__in=shows)
+        troubled = troubled.filter(Exists(cited))
+    sources = Rows.of(troubled.annotate(citing=Count("citations")).order_by("health", "title"))
     # What changed, for the changed sources shown (their texts only: a fixed few queries).
     shown = [s.pk for s in sources.items if s.changed_since_confirmed]
     found = report.changes(Source.objects.filter(pk__in=shown)) if shown else []
@@ -194,14 +208,14 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     for row in sources.items:
         row.change = by_source.get(row.pk)
 
-    edited = live_with_changes()
+    edited = live_with_changes(shows)
     check_dates = Rows.of(check_dates_only_entries(edited))
 
     # Only the published entries the SQL form of the blocking checks finds are
     # checked for real, and only as many as the list shows: the page costs the
     # same with ten published entries or ten thousand.
     candidates = (
-        Entry.objects.published()
+        _of_shows(Entry.objects.published(), shows)
         .filter(gates.may_fail_blocking(now))
         .order_by(F("last_published_at").asc(nulls_first=True), "term", "pk")
     )
@@ -227,7 +241,9 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
         : DASHBOARD_ROWS + 1
     ]
     claim_citations = (
-        Citation.objects.filter(entry__in=Entry.objects.published(), source__in=changed_sources)
+        Citation.objects.filter(
+            entry__in=_of_shows(Entry.objects.published(), shows), source__in=changed_sources
+        )
         .exclude(note="")
         .select_related("source", "entry")
     )
@@ -239,7 +255,7 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     claims = sorted(held.values(), key=lambda row: (row.entry.term, row.entry.pk))
     aging_cutoff = now - datetime.timedelta(days=settings.DASHBOARD_AGING_DAYS)
     aging = Rows.of(
-        Entry.objects.published()
+        _of_shows(Entry.objects.published(), shows)
         .filter(Q(last_published_at__isnull=True) | Q(last_published_at__lt=aging_cutoff))
         .select_related("live_version__published_by")
         .order_by(F("last_published_at").asc(nulls_first=True), "term", "pk")
@@ -272,15 +288,19 @@ def build(now: datetime.datetime | None = None) -> dict[str, Any]:
     }
 
 
-def live_with_changes() -> list[Entry]:
-    """Live entries whose working copy has changes readers do not see yet, A–Z.
+def live_with_changes(shows: set[int] | None = None) -> list[Entry]:
+    """Live entries (of `shows`, when given) whose working copy has changes readers do not
+    see yet, A–Z.
 
     One query: each entry's live version and newest version's documents side by
     side; `changed_by` is who saved the newest version.
     """
     newest = EntryVersion.objects.filter(entry=OuterRef("pk")).order_by("-number")
     return list(
-        Entry.objects.filter(live_version__isnull=False, has_unpublished_changes=True)
+        _of_shows(
+            Entry.objects.filter(live_version__isnull=False, has_unpublished_changes=True),
+            shows,
+        )
         .exclude(status=Entry.Status.ARCHIVED)
         .select_related("live_version")
         .annotate(
@@ -430,7 +450,7 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
     context = {
         **site.each_context(request),
         "title": "Editors' dashboard",
-        **build(),
+        **build(shows=user_shows(request.user)),
         "can_schedule": can(request.user, Action.SCHEDULE),
     }
     return TemplateResponse(request, "admin/dashboard.html", context)

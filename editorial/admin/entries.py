@@ -27,7 +27,7 @@ from taggit.models import Tag, TaggedItem
 
 from editorial import gates, newsroom, refused, workflow
 from editorial.admin.assignments import assign_selected_form, assignments_panel
-from editorial.admin.base import DeskModelAdmin
+from editorial.admin.base import DeskModelAdmin, ShowScoped, scope_choices, with_scoped_choices
 from editorial.admin.comments import CommentPages, panel_context
 from editorial.admin.entry_workflow import EntryWorkflowPages, entry_id, unpublish_confirmation
 from editorial.admin.forms import (
@@ -44,7 +44,7 @@ from editorial.admin.quotes import (
     quote_checks_shared,
     verdict_html,
 )
-from editorial.permissions import Action, acting_user, can
+from editorial.permissions import Action, acting_user, can, for_user, require, shows_where
 from editorial.sourcetext import service as sourcetext
 from glossary import publishing
 from glossary.models import (
@@ -63,7 +63,7 @@ from glossary.models import (
 FILTER_CHOICES = 30
 
 # The entry's own fields a person without the edit permission sees read-only.
-CONTENT_FIELDS = ["term", "slug", "aliases", "summary", "body", "tags"]
+CONTENT_FIELDS = ["term", "slug", "show", "aliases", "summary", "body", "tags"]
 
 
 class EntryPartInline(admin.StackedInline[Any, Entry]):
@@ -72,12 +72,19 @@ class EntryPartInline(admin.StackedInline[Any, Entry]):
     show_change_link = False
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        # A show member quotes, cites and links their shows' episodes and entries only.
+        scope_choices(db_field, request, kwargs)
         if db_field.name in self.get_autocomplete_fields(request) and "widget" not in kwargs:
             # Labels its selected value from what the formset preloaded, not a query per row.
             kwargs["widget"] = KnownAutocompleteSelect(
                 db_field, self.admin_site, using=kwargs.get("using")
             )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.form = with_scoped_choices(formset.form)
+        return formset
 
 
 class EpisodeReferenceInline(EntryPartInline):
@@ -144,7 +151,7 @@ class CitationInline(EntryPartInline):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         # Only fact-checkers confirm a source; who confirmed is recorded, not typed.
         fields = [*super().get_readonly_fields(request, obj), "checked_by"]
-        if not can(request.user, Action.CONFIRM_CITATION):
+        if not can(request.user, Action.CONFIRM_CITATION, obj):
             fields.append("checked_on")
         return fields
 
@@ -180,7 +187,8 @@ class ShowFilter(admin.SimpleListFilter):
     parameter_name = "show"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        shows = Show.objects.order_by("name").values_list("pk", "name")[:FILTER_CHOICES]
+        mine = for_user(Show.objects.all(), request.user, "pk")
+        shows = mine.order_by("name").values_list("pk", "name")[:FILTER_CHOICES]
         return [(str(pk), name) for pk, name in shows]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Entry]) -> QuerySet[Entry]:
@@ -266,10 +274,11 @@ class StaleSourcesFilter(admin.SimpleListFilter):
         return queryset
 
 
-class EntryAdmin(DeskModelAdmin[Entry]):
+class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
     list_display = [
         "term",
         "slug",
+        "show",
         "status_label",
         "is_live",
         "unpublished_changes",
@@ -287,7 +296,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         "assignments",
     ]
     fieldsets = [
-        (None, {"fields": ["term", "slug", "aliases", "summary", "body", "tags"]}),
+        (None, {"fields": ["term", "slug", "show", "aliases", "summary", "body", "tags"]}),
         (
             "Publishing",
             {
@@ -306,7 +315,8 @@ class EntryAdmin(DeskModelAdmin[Entry]):
     ]
     inlines = [EpisodeReferenceInline, DisclosureInline, QuoteInline, CitationInline, SeeAlsoInline]
     actions = ["publish_selected", "unpublish_selected", "archive_selected", "assign_selected"]
-    list_select_related = ["live_version"]
+    list_select_related = ["live_version", "show"]
+    autocomplete_fields = ["show"]
     save_on_top = True
     form = ConflictCheckingForm
     change_form_template = "admin/glossary/entry/change_form.html"
@@ -325,6 +335,66 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         elif db_field.name == "body":
             kwargs["widget"] = forms.Textarea(attrs={"rows": 18, "cols": 90})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "show":
+            kwargs.setdefault(
+                "widget",
+                KnownAutocompleteSelect(db_field, self.admin_site, using=kwargs.get("using")),
+            )
+            shows = shows_where(request.user, Action.EDIT)
+            if shows is not None:
+                # A show member files entries under a show whose team lets them write.
+                kwargs["queryset"] = Show.objects.filter(pk__in=shows)
+                kwargs["required"] = True
+                kwargs.setdefault(
+                    "error_messages",
+                    {
+                        "invalid_choice": "Choose one of your shows: you may not write "
+                        "entries for that one.",
+                        "required": "Choose the show this entry belongs to (one of yours).",
+                    },
+                )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
+        # The show's name labels the form's show field with the entry's row (no query).
+        return super().get_queryset(request).select_related("show")
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        field = form.base_fields.get("show")
+        widget = getattr(getattr(field, "widget", None), "widget", None)
+        if isinstance(widget, KnownAutocompleteSelect) and request.method == "GET":
+            # The show the page opens with, labelled from what is already read.
+            if obj is not None:
+                widget.known = {str(obj.show_id): str(obj.show)} if obj.show_id else {}
+            else:
+                only = self._only_show(request)
+                widget.known = {str(only.pk): str(only)} if only is not None else {}
+        return form
+
+    def _only_show(self, request: HttpRequest) -> Show | None:
+        """The show a new entry belongs to unless told otherwise: the only one there is,
+        or a show member's only show they may write for (read once per request)."""
+        if not hasattr(request, "_entry_only_show"):
+            shows = shows_where(request.user, Action.ADD)
+            choices = Show.objects.all() if shows is None else Show.objects.filter(pk__in=shows)
+            only = list(choices.order_by("pk")[:2])
+            request._entry_only_show = only[0] if len(only) == 1 else None  # type: ignore[attr-defined]
+        found: Show | None = request._entry_only_show  # type: ignore[attr-defined]
+        return found
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        initial: dict[str, Any] = dict(super().get_changeform_initial_data(request))
+        if "show" not in initial:
+            only = self._only_show(request)
+            if only is not None:
+                # One show (a single-show glossary, or a member of one team): it is theirs.
+                initial["show"] = only.pk
+        return initial
 
     @admin.display(description="status", ordering="status")
     def status_label(self, obj: Entry) -> str:
@@ -378,7 +448,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         return can(request.user, Action.ASSIGN)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.DELETE)
+        return can(request.user, Action.DELETE, obj)
 
     # --- deleting: admins only, and the whole history goes with the entry ---------------
 
@@ -420,7 +490,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))
-        if obj is not None and not can(request.user, Action.EDIT):
+        if obj is not None and not can(request.user, Action.EDIT, obj):
             fields += [f for f in CONTENT_FIELDS if f not in fields]
         return fields
 
@@ -433,7 +503,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         return fieldsets
 
     def get_prepopulated_fields(self, request: HttpRequest, obj: Any = None) -> dict[str, Any]:
-        if obj is not None and not can(request.user, Action.EDIT):
+        if obj is not None and not can(request.user, Action.EDIT, obj):
             return {}
         return super().get_prepopulated_fields(request, obj)
 
@@ -519,6 +589,7 @@ class EntryAdmin(DeskModelAdmin[Entry]):
         pk = entry_id(object_id)
         entry = Entry.objects.filter(pk=pk).select_related("live_version").first() if pk else None
         if entry is not None:
+            require(request.user, Action.VIEW, entry)  # another show's: 403 before anything
             extra_context["workflow"] = self.pages.context(request, entry)
             if request.user.has_perm("editorial.view_comment"):
                 extra_context["comments"] = panel_context(request, entry)

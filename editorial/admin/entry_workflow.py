@@ -61,7 +61,7 @@ class EntryWorkflowPages:
         self_blocked = bool(author) and not _allow_self_approval()
         dates_pair = (
             workflow.check_dates_only_versions(entry)
-            if can(user, Action.PUBLISH) and status != Entry.Status.ARCHIVED
+            if can(user, Action.PUBLISH, entry) and status != Entry.Status.ARCHIVED
             else None
         )
         dates_only = dates_pair is not None
@@ -71,13 +71,13 @@ class EntryWorkflowPages:
             "review_comment": workflow.open_review_comment(entry),
             "latest_version": latest,
             "live_version": entry.live_version.number if entry.live_version else None,
-            "can_submit": can(user, Action.SUBMIT) and status in workflow.SUBMIT_FROM,
-            "can_request_changes": can(user, Action.REQUEST_CHANGES)
+            "can_submit": can(user, Action.SUBMIT, entry) and status in workflow.SUBMIT_FROM,
+            "can_request_changes": can(user, Action.REQUEST_CHANGES, entry)
             and status in workflow.REVIEW_FROM,
-            "can_publish": can(user, Action.PUBLISH)
+            "can_publish": can(user, Action.PUBLISH, entry)
             and status in workflow.PUBLISH_FROM
             and not self_blocked,
-            "self_approval_blocked": can(user, Action.PUBLISH)
+            "self_approval_blocked": can(user, Action.PUBLISH, entry)
             and status in workflow.PUBLISH_FROM
             and self_blocked,
             "self_approval_reason": author,
@@ -86,10 +86,10 @@ class EntryWorkflowPages:
             # What the one-step publish puts before readers, shown before the button.
             "check_dates_version": dates_pair[1].number if dates_pair else None,
             "reconfirmations": workflow.reconfirmations(*dates_pair) if dates_pair else [],
-            "can_unpublish": can(user, Action.UNPUBLISH) and entry.is_live,
-            "can_archive": can(user, Action.ARCHIVE) and status in workflow.ARCHIVE_FROM,
-            "can_restore": can(user, Action.ARCHIVE) and status == Entry.Status.ARCHIVED,
-            "can_share": can(user, Action.SHARE_PREVIEW),
+            "can_unpublish": can(user, Action.UNPUBLISH, entry) and entry.is_live,
+            "can_archive": can(user, Action.ARCHIVE, entry) and status in workflow.ARCHIVE_FROM,
+            "can_restore": can(user, Action.ARCHIVE, entry) and status == Entry.Status.ARCHIVED,
+            "can_share": can(user, Action.SHARE_PREVIEW, entry),
             "share_links": [
                 {
                     "link": link,
@@ -169,8 +169,11 @@ class EntryWorkflowPages:
 
     # --- transition views -------------------------------------------------------------
 
-    def _entry(self, object_id: int) -> Entry:
-        return get_object_or_404(Entry.objects.select_related("live_version"), pk=object_id)
+    def _entry(self, request: HttpRequest, object_id: int) -> Entry:
+        """The entry a workflow page is about; 403 for an entry outside the user's shows."""
+        entry = get_object_or_404(Entry.objects.select_related("live_version"), pk=object_id)
+        require(request.user, Action.VIEW, entry)
+        return entry
 
     def _back(self, entry: Entry) -> HttpResponseRedirect:
         return HttpResponseRedirect(reverse("admin:glossary_entry_change", args=[entry.pk]))
@@ -178,7 +181,7 @@ class EntryWorkflowPages:
     def _transition(
         self, request: HttpRequest, object_id: int, func: Any, done: str, **kwargs: Any
     ) -> HttpResponse:
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
         comment = request.POST.get("comment", "")
         try:
             func(entry, user=request.user, comment=comment, **kwargs)
@@ -213,7 +216,7 @@ class EntryWorkflowPages:
 
     def publish_check_dates_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         self._post_only(request)
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
         shown = request.POST.get("shown_version", "").strip()
         try:
             workflow.publish_check_dates(
@@ -233,7 +236,8 @@ class EntryWorkflowPages:
         """GET: what unpublishing does, and a box for why. POST: unpublish, with that reason
         in the history (offered as the correction note when the entry is published again)."""
         require(request.user, Action.UNPUBLISH)
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
+        require(request.user, Action.UNPUBLISH, entry)
         if not entry.is_live:
             messages.error(
                 request, f"“{entry.term}” is not published, so it cannot be unpublished."
@@ -281,7 +285,8 @@ class EntryWorkflowPages:
     def publish_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         """Every check in plain words, then publish (or override a failing one with a reason)."""
         require(request.user, Action.PUBLISH)
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
+        require(request.user, Action.PUBLISH, entry)
         typed: dict[str, Any] = {
             "override_reason": request.POST.get("override_reason", ""),
             # Coming back after an unpublish: why it came down is offered as the note.
@@ -354,7 +359,7 @@ class EntryWorkflowPages:
             "typed": typed,
             "note_offered": request.method != "POST" and bool(typed["correction_note"]),
             "error": error,
-            "can_override": can(request.user, Action.OVERRIDE_GATES),
+            "can_override": can(request.user, Action.OVERRIDE_GATES, entry),
             "in_review": entry.status in workflow.PUBLISH_FROM,
             "self_approval_blocked": bool(authorship) and not _allow_self_approval(),
             "self_approval_reason": authorship,
@@ -365,7 +370,7 @@ class EntryWorkflowPages:
             "schedule_url": (
                 reverse("admin:editorial_scheduledaction_add")
                 + f"?entry={entry.pk}&action=publish&shown_version={latest}&seen_through={seen}"
-                if latest and can(request.user, Action.SCHEDULE)
+                if latest and can(request.user, Action.SCHEDULE, entry)
                 else ""
             ),
             "urls": self._entry_urls(entry),
@@ -380,7 +385,7 @@ class EntryWorkflowPages:
     def share_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         self._post_only(request)
         require(request.user, Action.SHARE_PREVIEW)
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
         try:
             link = preview.create_share_link(entry, user=acting_user(request))
         except preview.NotShareable as refused:
@@ -401,7 +406,7 @@ class EntryWorkflowPages:
     def revoke_share_view(self, request: HttpRequest, object_id: int, link_id: int) -> HttpResponse:
         """Stop one share link (POST, from the entry's page)."""
         self._post_only(request)
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
         link = get_object_or_404(ShareLink, pk=link_id, entry=entry)
         if preview.revoke_link(link, user=acting_user(request)):
             messages.success(request, "The preview link no longer works.")
@@ -426,6 +431,7 @@ class EntryWorkflowPages:
                 messages.WARNING,
             )
             return HttpResponseRedirect(reverse("admin:index", current_app=self.admin_site.name))
+        require(request.user, Action.VIEW, entry)
         version_rows: QuerySet[EntryVersion] = (
             entry.versions.select_related("created_by", "published_by")
             .only(
@@ -450,7 +456,7 @@ class EntryWorkflowPages:
             "title": f"History of “{entry.term}”",
             "versions": list(version_rows),
             "events": list(events),
-            "can_rollback": can(request.user, Action.ROLLBACK)
+            "can_rollback": can(request.user, Action.ROLLBACK, entry)
             and entry.status in workflow.ROLLBACK_FROM,
             "urls": self._entry_urls(entry),
             **(extra_context or {}),
@@ -479,7 +485,7 @@ class EntryWorkflowPages:
 
     def compare_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         require(request.user, Action.VIEW)
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
         latest = workflow.latest_version_number(entry)
         default_a = "live" if entry.live_version else str(max(latest - 1, 1))
         a = request.GET.get("a", default_a)
@@ -503,7 +509,8 @@ class EntryWorkflowPages:
     def rollback_view(self, request: HttpRequest, object_id: int, number: int) -> HttpResponse:
         """GET: what rolling back would change. POST: do it (a new draft version)."""
         require(request.user, Action.ROLLBACK)
-        entry = self._entry(object_id)
+        entry = self._entry(request, object_id)
+        require(request.user, Action.ROLLBACK, entry)
         version = get_object_or_404(EntryVersion, entry=entry, number=number)
         if request.method == "POST":
             try:

@@ -22,6 +22,7 @@ from editorial import newsroom, workflow
 from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
 from editorial.models import ScheduledAction, WorkflowEvent
 from editorial.refused import edit_token
+from editorial.permissions import Action, can
 from glossary import publishing
 from glossary.fields import SingleLineFormField, WebURLValidator, refuse_line_breaks
 from glossary.models import (
@@ -354,6 +355,16 @@ class ScheduledActionForm(forms.ModelForm[ScheduledAction]):
         entry, action = data.get("entry"), data.get("action")
         if entry is None and self.instance.pk:
             entry = self.instance.entry  # a waiting row's entry is read-only
+        if entry is not None and self.approver is not None:
+            if not can(self.approver, Action.SCHEDULE, entry):
+                # A team member whose role on this entry's show does not schedule (a writer
+                # there, an editor elsewhere): the run would refuse it anyway.
+                raise ValidationError(
+                    {
+                        "entry": f"Your role on the show of “{entry.term}” does not let you "
+                        "schedule its publication or withdrawal."
+                    }
+                )
         if entry is not None and action:
             waiting = ScheduledAction.objects.filter(
                 entry=entry, action=action, state=ScheduledAction.State.PENDING

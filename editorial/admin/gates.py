@@ -39,7 +39,7 @@ from editorial import newsroom
 from editorial.admin.quotes import entry_quote_checks
 from editorial.gates import GateResult, blocking_failures, run_gates, warnings
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
-from editorial.permissions import Action, Role, acting_user, can
+from editorial.permissions import Action, Role, acting_user, can, require
 from glossary import publishing
 from glossary.entry_page import sponsorship_sentence
 from glossary.models import Disclosure, Entry, Episode, Organisation
@@ -55,6 +55,7 @@ def generate_sponsorship(request: HttpRequest, entry_id: int, episode_id: int) -
     if not can(request.user, Action.EDIT):
         raise PermissionDenied("You do not have permission to edit entries.")
     entry = get_object_or_404(Entry, pk=entry_id)
+    require(request.user, Action.EDIT, entry)
     episode = get_object_or_404(
         Episode.objects.select_related("show").prefetch_related("sponsorships__organisation"),
         pk=episode_id,
@@ -123,6 +124,7 @@ def interest_not_needed(request: HttpRequest, entry_id: int, organisation_id: in
     if not can(request.user, Action.PUBLISH):
         raise PermissionDenied("Only editors can decide that a disclosure is not needed.")
     entry = get_object_or_404(Entry, pk=entry_id)
+    require(request.user, Action.PUBLISH, entry)
     organisation = get_object_or_404(Organisation, pk=organisation_id)
     reason = request.POST.get("reason", "").strip() if request.method == "POST" else ""
     if request.method == "POST":

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
-from editorial.admin.base import DeskModelAdmin
+from editorial.admin.base import DeskModelAdmin, ShowScoped
 from editorial.models import WorkflowEvent
 from glossary.models import EntryVersion
 
@@ -17,7 +17,7 @@ from glossary.models import EntryVersion
 _HIDDEN_VERSION_FIELDS = ("data", "rendered_html", "search_text", "search_names")
 
 
-class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
+class EntryVersionAdmin(ShowScoped, DeskModelAdmin[EntryVersion]):
     """Versions are history: read-only; compare and roll back from the entry's history page.
 
     None is deleted on its own (deleting an entry deletes its versions, and needs the
@@ -35,6 +35,7 @@ class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
         "is_material",
         "links",
     ]
+    show_path = "entry__show"
     list_select_related = ["entry", "created_by"]
     search_fields = ["term", "slug"]
     exclude = list(_HIDDEN_VERSION_FIELDS)
@@ -84,11 +85,12 @@ class EntryVersionAdmin(DeskModelAdmin[EntryVersion]):
         return HttpResponseRedirect(reverse("admin:glossary_entryversion_changelist"))
 
 
-class WorkflowEventAdmin(DeskModelAdmin[WorkflowEvent]):
+class WorkflowEventAdmin(ShowScoped, DeskModelAdmin[WorkflowEvent]):
     """The audit log of every workflow step, across entries; written only by editorial.workflow."""
 
     list_display = ["at", "entry", "action", "from_status", "to_status", "actor", "comment"]
     list_filter = ["action"]
+    show_path = "entry__show"
     list_select_related = ["entry", "actor"]
     search_fields = ["entry__term", "comment", "override_reason"]
     date_hierarchy = "at"

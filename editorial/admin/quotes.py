@@ -29,7 +29,7 @@ from django.utils.safestring import SafeString
 from editorial import quote_checks
 from editorial.admin.base import DeskModelAdmin
 from editorial.models import QuoteCheckRun
-from editorial.permissions import Action, acting_user, can
+from editorial.permissions import Action, acting_user, can, require
 from editorial.tasks import verify_all_quotes
 from glossary import publishing
 from glossary.episode_transcripts import (
@@ -183,6 +183,7 @@ def move_quote(request: HttpRequest, quote_id: int) -> HttpResponse:
         raise PermissionDenied("You do not have permission to edit entries.")
     quote = get_object_or_404(Quote.objects.select_related("entry", "episode"), pk=quote_id)
     entry = quote.entry
+    require(request.user, Action.EDIT, entry)
     back = reverse("admin:glossary_entry_change", args=[entry.pk]) + "#quotes-group"
     check = checks_by_quote(entry.pk).get(quote.pk)
     verdict = check.verdict if check else None

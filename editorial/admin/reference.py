@@ -30,8 +30,9 @@ from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
 from editorial import feeds, newsroom, transcripts
-from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin
-from editorial.permissions import Action, acting_user, can
+from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin, ShowScoped
+from editorial.models import ShowMembership
+from editorial.permissions import Action, acting_user, can, user_shows
 from glossary import episode_feed, publishing
 from glossary.fields import SingleLineFormField, refuse_line_breaks
 from glossary.models import (
@@ -128,8 +129,22 @@ class AppearanceInline(CheckedAutocompletes, admin.TabularInline[Appearance, Epi
     autocomplete_fields = ["person", "affiliation"]
 
 
-class ShowAdmin(ReferenceAdmin):
+class ShowTeamInline(CheckedAutocompletes, admin.TabularInline[ShowMembership, Show]):
+    """Who is on the show's team, in which role (shown to those who manage accounts)."""
+
+    model = ShowMembership
+    extra = 0
+    fields = ["user", "role"]
+    autocomplete_fields = ["user"]
+    verbose_name = "team member"
+    verbose_name_plural = "Team (people who work on this show only; docs/shows-and-teams.md)"
+
+
+class ShowAdmin(ShowScoped, ReferenceAdmin):
     kind = PublicRecord.Kind.SHOW
+    # A show member sees and changes only the shows whose team they are on.
+    show_path = "pk"
+    inlines = [ShowTeamInline]
     list_display = ["name", "slug", "deep_link_style", "feed_url", "feed_refreshed_at"]
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
@@ -143,6 +158,18 @@ class ShowAdmin(ReferenceAdmin):
             "feed_error",
             "feed_warnings",
         ]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        # The team is not what readers see of the show: saved, but recorded in no entry.
+        team = [fs for fs in formsets if fs.model is ShowMembership]
+        for formset in team:
+            self.save_formset(request, form, formset, change=change)
+        rest = [fs for fs in formsets if fs.model is not ShowMembership]
+        super().save_related(request, form, rest, change)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # A new show has no team yet: only someone working network-wide starts one.
+        return super().has_add_permission(request) and user_shows(request.user) is None
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         # Whoever points the show at a feed answers for what the scheduled refresh brings
@@ -258,7 +285,7 @@ def warnings_to_show(stored: Transcript) -> list[str]:
     return shown
 
 
-class EpisodeAdmin(ReferenceAdmin):
+class EpisodeAdmin(ShowScoped, ReferenceAdmin):
     """Episodes, with what the show's feed says differently from the desk (glossary.episode_feed).
 
     Differences are listed on the episode's page, each with "Take the feed's" and
@@ -556,10 +583,12 @@ class TagAdmin(ReferenceAdmin):
         return int(getattr(obj, "tagged", 0))
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.MANAGE_TAGS)
+        # A topic is the network's: a team member's rename would change other shows' entries.
+        return can(request.user, Action.MANAGE_TAGS) and user_shows(request.user) is None
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.MANAGE_TAGS)
+        # A topic is the network's: a team member's rename would change other shows' entries.
+        return can(request.user, Action.MANAGE_TAGS) and user_shows(request.user) is None
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
         self.delete_queryset(request, type(obj).objects.filter(pk=obj.pk))
@@ -608,8 +637,8 @@ class TagAdmin(ReferenceAdmin):
 
     @transaction.atomic
     def _merge(self, tags: list[Tag], name: str, user: Any) -> list[Any]:
-        if not can(user, Action.MANAGE_TAGS):
-            raise PermissionDenied("Only editors can merge tags.")
+        if not can(user, Action.MANAGE_TAGS) or user_shows(user) is not None:
+            raise PermissionDenied("Only network-wide editors can merge tags.")
         target = Tag.objects.filter(name__iexact=name).first()
         if target is None:
             target = Tag.objects.create(name=name)

@@ -16,13 +16,14 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from editorial import newsroom, scheduling
-from editorial.admin.base import DeskModelAdmin
+from editorial.admin.base import DeskModelAdmin, ShowScoped
 from editorial.admin.forms import ScheduledActionForm
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
 from editorial.permissions import Action, acting_user, can
 
 
-class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
+class ScheduledActionAdmin(ShowScoped, DeskModelAdmin[ScheduledAction]):
+    show_path = "entry__show"
     form = ScheduledActionForm
     list_display = ["entry", "action", "when", "state", "approved_by", "result"]
     list_filter = ["state", "action"]
@@ -77,7 +78,7 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
         return newsroom.format_instant(obj.due_at)
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.VIEW)
+        return can(request.user, Action.VIEW, obj)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return can(request.user, Action.VIEW)
@@ -88,7 +89,7 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and obj.state != ScheduledAction.State.PENDING:
             return False
-        return can(request.user, Action.SCHEDULE)
+        return can(request.user, Action.SCHEDULE, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # cancel instead: the record of what was planned stays
@@ -134,7 +135,8 @@ class ScheduledActionAdmin(DeskModelAdmin[ScheduledAction]):
         self.message_user(request, text, messages.SUCCESS if cancelled else messages.WARNING)
 
 
-class InterestDisclosureWaiverAdmin(DeskModelAdmin[InterestDisclosureWaiver]):
+class InterestDisclosureWaiverAdmin(ShowScoped, DeskModelAdmin[InterestDisclosureWaiver]):
+    show_path = "entry__show"
     list_display = ["entry", "organisation", "decided_by", "decided_at", "reason"]
     list_select_related = ["entry", "organisation", "decided_by"]
     search_fields = ["entry__term", "organisation__name"]
@@ -142,7 +144,7 @@ class InterestDisclosureWaiverAdmin(DeskModelAdmin[InterestDisclosureWaiver]):
     fields = ["entry", "organisation", "decided_by", "decided_at", "reason"]
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.VIEW)
+        return can(request.user, Action.VIEW, obj)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return can(request.user, Action.VIEW)
@@ -151,8 +153,8 @@ class InterestDisclosureWaiverAdmin(DeskModelAdmin[InterestDisclosureWaiver]):
         return False  # made from the publish checks' "mark it not needed" link
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return can(request.user, Action.PUBLISH)
+        return can(request.user, Action.PUBLISH, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Deleting brings the warning back: the disclosure is needed after all.
-        return can(request.user, Action.PUBLISH)
+        return can(request.user, Action.PUBLISH, obj)

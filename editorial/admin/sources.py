@@ -22,7 +22,7 @@ from editorial import newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.reference import ReferenceAdmin
 from editorial.models import ArchiveRequest
-from editorial.permissions import Action, acting_user, can
+from editorial.permissions import Action, acting_user, can, shows_where
 from editorial.sourcetext import report
 from editorial.sourcetext import service as sourcetext
 from editorial.tasks import QueueUnavailable, queue_check_now
@@ -31,6 +31,7 @@ from glossary.fields import WebURLValidator
 from glossary.models import (
     CHANGED_SINCE_CONFIRMED,
     Citation,
+    Entry,
     LinkCheck,
     PublicRecord,
     Source,
@@ -295,6 +296,26 @@ class SourceAdmin(ReferenceAdmin):
         if not can(request.user, Action.CONFIRM_CITATION):
             self.message_user(request, "Only fact-checkers can confirm sources.", messages.ERROR)
             return
+        shows = shows_where(request.user, Action.CONFIRM_CITATION)
+        if shows is not None:
+            # Confirming a source confirms every citation of it: a show's fact-checker may
+            # do that only when every citing entry is on a show where they confirm sources.
+            elsewhere = sorted(
+                Entry.objects.filter(citations__source__in=queryset)
+                .exclude(show__in=shows)
+                .values_list("term", flat=True)
+                .distinct()
+            )
+            if elsewhere:
+                self.message_user(
+                    request,
+                    "Nothing was confirmed: these sources are also cited by entries outside "
+                    "your shows ("
+                    + ", ".join(f"“{term}”" for term in elsewhere[:10])
+                    + "). Confirm the citations on your entries' pages instead.",
+                    messages.ERROR,
+                )
+                return
         now = timezone.now()
         today = newsroom.today(now)
         # Pages with no stored text are fetched before the transaction opens: a slow

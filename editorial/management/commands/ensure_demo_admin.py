@@ -9,9 +9,11 @@ from django.core.management.base import CommandError
 
 from editorial.assignments import add_demo_plan
 from editorial.comments import add_demo_thread
+from editorial.models import ShowMembership
 from editorial.permissions import Role
 from editorial.refused import add_demo_refused_edit
 from glossary.management.database import DatabaseCommand
+from glossary.models import Show
 
 # One login per role, so the whole review path can be tried on the demo:
 # a writer submits, a fact-checker confirms sources, an editor publishes. Two
@@ -24,6 +26,9 @@ DEMO_ROLE_LOGINS = [
     ("editor2", Role.EDITOR),
 ]
 
+
+# The show glossary.demo.load_demo makes; its team has one demo member.
+DEMO_SHOW_SLUG = "demo-show"
 
 # A reserved name (RFC 2606), so no demo email could ever reach a real mailbox.
 DEMO_MAIL_DOMAIN = "glossary-demo.example"
@@ -66,6 +71,17 @@ class Command(DatabaseCommand):
             user.save()
             user.groups.set([Group.objects.get(name=role.value)])
             lines.append(f"  {username:<12} {user.email} ({role.value})")
+        # One team membership, so the account page shows show teams at work: `writer` is
+        # on the demo show's team as a writer. With one show this changes nothing it may
+        # do (docs/shows-and-teams.md); a second show's entries would be out of its reach.
+        show = Show.objects.filter(slug=DEMO_SHOW_SLUG).first()
+        if show is not None:
+            ShowMembership.objects.update_or_create(
+                user=User.objects.get(username="writer"),
+                show=show,
+                defaults={"role": ShowMembership.Role.WRITER},
+            )
+            lines.append(f"  (writer is on the team of “{show.name}”, as a writer)")
         # The demo's comment threads are written by these logins (load_demo adds them
         # too when it runs after this).
         add_demo_thread()

@@ -41,7 +41,7 @@ class Command(DatabaseCommand):
             user = User.objects.get(username=options["username"], is_active=True)
         except User.DoesNotExist:
             raise CommandError(f"No active user {options['username']!r} (--as).") from None
-        found = intake.collect([Path(p) for p in options["paths"]])
+        found = intake.collect([Path(p) for p in options["paths"]], user)
         for problem in found.problems:
             self.stderr.write(f"Cannot read {problem}")
         if found.problems and not options["dry_run"]:
