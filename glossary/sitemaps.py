@@ -30,7 +30,7 @@ from django.utils.html import escape
 
 from glossary.models import ListingCount, PublicRecord
 from glossary.pagination import num_pages, page_in_range
-from glossary.paths import absolute, path_for
+from glossary.paths import absolute, localise, path_for
 from glossary.selectors import (
     joined_a_to_z,
     listing_count,
@@ -205,5 +205,5 @@ def _entries_page(request: HttpRequest) -> HttpResponse:
     if urls is None and number != 1:
         pages = num_pages(listing_count(ListingCount.TOTAL, 0), SITEMAP_PAGE_SIZE)
         raise Http404(f"There is no page {raw!r} here; pages run from 1 to {pages}.")
-    body = f"{_URLSET}{urls or ''}</urlset>\n"
+    body = f"{_URLSET}{localise(urls or '')}</urlset>\n"
     return HttpResponse(body, content_type="application/xml")
