@@ -17,8 +17,16 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from editorial import workflow
-from glossary import publishing
-from glossary.models import Entry, Show
+from glossary import publishing, reference_views
+from glossary.models import (
+    Entry,
+    Episode,
+    EpisodeReference,
+    Person,
+    PublicRecord,
+    Show,
+    StoredPage,
+)
 from glossary.show_site import _known
 
 ALPHA_HOST = "alpha.example.test"
@@ -383,3 +391,29 @@ def test_a_shows_pages_issue_no_more_queries_than_the_networks(
         assert queries(on_host, page) <= budget, page
     assert queries(on_host, "/") == 1
     assert queries(on_host, "/glossary/aardvark/") == 1
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="pages are stored on PostgreSQL only; elsewhere each is built per request",
+)
+def test_a_stored_first_page_is_served_on_the_networks_site_only(
+    make_entry: Callable[..., Entry], alpha: Show, no_page_cache: Any
+) -> None:
+    person = Person.objects.create(name="Gwen Guest", slug="gwen-guest")
+    episode = Episode.objects.create(show=alpha, season=1, number=4, title="On storage")
+    entry = make_entry("Aardvark Protocol", slug="aardvark", show=alpha)
+    EpisodeReference.objects.create(
+        entry=entry, episode=episode, at=30, speaker=person, text="Aardvark said."
+    )
+    publishing.publish(entry)
+    reference_views.store_all_first_pages()
+    # A mark only the stored page carries: whoever shows it was served the stored page.
+    stored = StoredPage.objects.get(kind=PublicRecord.Kind.PERSON, slug="gwen-guest")
+    stored.parts = stored.parts.replace("Gwen Guest", "STORED MARK")
+    stored.save()
+    assert "STORED MARK" in text(Client().get("/people/gwen-guest/"))
+    on_host = text(host(ALPHA_HOST).get("/people/gwen-guest/"))
+    on_path = text(Client().get("/shows/alpha/people/gwen-guest/"))
+    for page in (on_host, on_path):
+        assert "STORED MARK" not in page and "Gwen Guest" in page
