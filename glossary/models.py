@@ -103,9 +103,9 @@ def validate_public_host(value: str) -> None:
     _host_name(value)
     if value == urlsplit(settings.SITE_URL).hostname:
         raise ValidationError("That is the network's own host (SITE_URL); pick another.")
-    if not validate_host(value, settings.ALLOWED_HOSTS):
+    if not validate_host(value, settings.SHOW_PUBLIC_HOSTS):
         raise ValidationError(
-            f"This server does not answer for {value} yet: add it to ALLOWED_HOSTS "
+            f"This server does not answer for {value} yet: add it to SHOW_PUBLIC_HOSTS "
             "(docs/operations.md), then set it here."
         )
 
@@ -164,7 +164,7 @@ class Show(models.Model):
         help_text="A host name of its own for the show's public site, as in "
         "glossary.example-show.com (no scheme, no path). Requests to it serve only this "
         "show's published entries; point the host's DNS at this server and add it to "
-        "ALLOWED_HOSTS first (docs/operations.md). Leave empty to serve the show at "
+        "SHOW_PUBLIC_HOSTS first (docs/operations.md). Leave empty to serve the show at "
         "/shows/<slug>/ only.",
     )
 

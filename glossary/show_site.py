@@ -10,9 +10,10 @@ written when the version went live), never from the working copy: moving a draft
 another show moves nothing readers see until a version saved after the move is
 published.
 
-The shows' slugs and hosts are read once and kept for SHOW_SITES_SYNC_SECONDS (and
-forgotten at once in the process that saves or deletes a show), so a request on the
-network's site or on a show's costs no query to know which it is.
+Only a host listed in SHOW_PUBLIC_HOSTS can be a show's, so a request to the network's
+own hosts never asks which show it is for. The shows' slugs and hosts are read once and
+kept for SHOW_SITES_SYNC_SECONDS (and forgotten at once in the process that saves or
+deletes a show), so a show's page costs no query to know which show it is.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponseBase, HttpResponsePermanentRedirect
+from django.http.request import validate_host
 from django.urls import get_script_prefix, set_script_prefix, set_urlconf
 
 from glossary.models import Show
@@ -83,9 +85,11 @@ def host_origin(host: str) -> str:
 def site_for(request: HttpRequest) -> ShowSite | None:
     """The show site `request` is for, or None for the network's site. Raises DisallowedHost
     (answered 400) for a host ALLOWED_HOSTS refuses, as Django would."""
-    host = request.get_host().rsplit(":", 1)[0].lower() if request.get_host() else ""
+    host = request.get_host().rsplit(":", 1)[0].lower()
     path = request.path_info
-    if host != _network_host():
+    # Only the hosts listed for shows are looked up: a request to the network's own hosts
+    # costs nothing to tell apart.
+    if host != _network_host() and validate_host(host, settings.SHOW_PUBLIC_HOSTS):
         known = _known.fresh()
         by_host = known.by_host.get(host)
         if by_host is not None:

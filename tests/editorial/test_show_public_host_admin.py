@@ -30,7 +30,7 @@ def test_a_bad_host_is_refused_naming_the_problem_and_keeping_what_was_typed(
     assert "Enter the host name alone" in shown
     assert 'value="https://Glossary.Demo-Show.example/"' in shown
     data["public_host"] = HOST
-    assert "add it to ALLOWED_HOSTS" in client.post(page, data).content.decode()
+    assert "add it to SHOW_PUBLIC_HOSTS" in client.post(page, data).content.decode()
     show.refresh_from_db()
     assert show.public_host is None
 
@@ -38,6 +38,7 @@ def test_a_bad_host_is_refused_naming_the_problem_and_keeping_what_was_typed(
 def test_a_host_set_on_the_desk_serves_the_show_and_records_no_version(
     demo: Any, editor: User, settings: Any
 ) -> None:
+    settings.SHOW_PUBLIC_HOSTS = [HOST]
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, HOST]
     show = Show.objects.get(slug="demo-show")
     page = reverse("admin:glossary_show_change", args=[show.pk])

@@ -37,7 +37,8 @@ BETA_HOST = "beta.example.test"
 
 @pytest.fixture(autouse=True)
 def show_hosts(settings: Any) -> Iterator[None]:
-    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, ALPHA_HOST, BETA_HOST]
+    settings.SHOW_PUBLIC_HOSTS = [ALPHA_HOST, BETA_HOST]
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, *settings.SHOW_PUBLIC_HOSTS]
     settings.SITE_URL = "https://glossary.example.test"
     # The shows each test makes are its own: nothing this process read before is kept.
     _known.forget()
@@ -206,6 +207,16 @@ def test_a_host_this_server_does_not_answer_for_is_refused(published: dict[str, 
     assert host("elsewhere.example.test").get("/").status_code == 400
 
 
+def test_a_shows_host_not_listed_for_shows_serves_the_network(
+    published: dict[str, Entry], settings: Any
+) -> None:
+    """Only SHOW_PUBLIC_HOSTS are looked up: a host answered for the network stays the
+    network's even if a show names it."""
+    settings.SHOW_PUBLIC_HOSTS = []
+    page = text(host(ALPHA_HOST).get("/"))
+    assert "3 entries" in page
+
+
 # --- Caching: no page of one site is another's --------------------------------------------
 
 
@@ -345,7 +356,7 @@ def test_moving_a_draft_to_another_show_moves_no_public_page_until_it_is_publish
         ("Alpha.example.test", "lowercase"),
         ("not a host", "Enter a host name"),
         ("glossary.example.test", "network's own host"),
-        ("unlisted.example.test", "add it to ALLOWED_HOSTS"),
+        ("unlisted.example.test", "add it to SHOW_PUBLIC_HOSTS"),
     ],
 )
 def test_a_public_host_must_be_a_host_this_server_answers_for(
