@@ -156,6 +156,9 @@ def test_a_shows_feed_sitemap_and_api_list_hold_only_its_entries_on_its_addresse
     assert "<title>Beta Show</title>" in feed
     index = text(client.get("/shows/beta/sitemap.xml"))
     assert "https://glossary.example.test/shows/beta/sitemap-entries.xml" in index
+    # Its own pages only: people, episodes and organisations are the network's sitemap's.
+    assert index.count("<sitemap>") == 1
+    assert client.get("/shows/beta/sitemap-people.xml").status_code == 404
     urls = text(client.get("/shows/beta/sitemap-entries.xml"))
     assert "<loc>https://glossary.example.test/shows/beta/glossary/bandwidth/</loc>" in urls
     assert urls.count("<url>") == 1
