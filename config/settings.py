@@ -35,6 +35,10 @@ if not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
     )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+# The hosts of shows' own public sites (Show.public_host; docs/operations.md), answered as
+# well: listed apart so the desk's hosts and the shows' are each plain to read. Never "*".
+SHOW_PUBLIC_HOSTS = env_list("SHOW_PUBLIC_HOSTS", [])
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, *SHOW_PUBLIC_HOSTS]
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 _DEFAULT_TRUSTED_ORIGINS = [SITE_URL] if not DEBUG and SITE_URL.startswith("https://") else []
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", []) or _DEFAULT_TRUSTED_ORIGINS
@@ -70,6 +74,9 @@ MIDDLEWARE = [
     "config.outage.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A show's own public site, by its path or host (glossary.show_site): before anything
+    # that resolves the URL.
+    "glossary.show_site.ShowSiteMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -455,6 +462,9 @@ PUBLIC_API_PAGE_SIZE = env_int("PUBLIC_API_PAGE_SIZE", 20, minimum=1)
 PUBLIC_CACHE_SYNC_SECONDS = env_float("PUBLIC_CACHE_SYNC_SECONDS", 1.0, minimum=0.0)
 # Pages each process keeps in its own memory in front of the shared cache.
 PUBLIC_CACHE_LOCAL_PAGES = env_int("PUBLIC_CACHE_LOCAL_PAGES", 256, minimum=0)
+# How long a process trusts the shows' slugs and public hosts it read (glossary.show_site)
+# before reading them again: a show's new host is served within this many seconds.
+SHOW_SITES_SYNC_SECONDS = env_float("SHOW_SITES_SYNC_SECONDS", 30.0, minimum=0.0)
 # Per-client limits (glossary.throttle): requests per window, "" for none.
 PUBLIC_SEARCH_RATE_LIMIT = env_str("PUBLIC_SEARCH_RATE_LIMIT", "60/m")
 PUBLIC_API_RATE_LIMIT = env_str("PUBLIC_API_RATE_LIMIT", "300/m")

@@ -38,7 +38,7 @@ from glossary.jsonld import LiveLinks
 from glossary.markdown import render_markdown
 from glossary.models import ListingCount, PublicRecord
 from glossary.pagination import MAX_PAGE, num_pages
-from glossary.paths import absolute, path_for
+from glossary.paths import absolute, localise, path_for
 from glossary.search import MAX_QUERY_LENGTH, Results, control_character, results
 from glossary.throttle import limited
 
@@ -590,7 +590,7 @@ def entries(request: HttpRequest, paging: Query[Paging]) -> HttpResponse:
         limit=paging.page_size,
     )
     return _page_answer(
-        request, paging, total, [row for (row,) in rows], has_next=paging.page < pages
+        request, paging, total, [localise(row) for (row,) in rows], has_next=paging.page < pages
     )
 
 

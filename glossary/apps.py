@@ -14,10 +14,12 @@ class GlossaryConfig(AppConfig):
 
         from glossary.cache import connect_signals
         from glossary.reference_views import store_touched_pages
+        from glossary.show_site import connect_signals as connect_show_sites
         from glossary.signals import live_content_changed
         from glossary.topics import give_every_topic_an_address, keep_published_addresses
 
         connect_signals()
+        connect_show_sites()
         # The first pages a change touched, stored once it is committed (glossary.reference_views).
         live_content_changed.connect(store_touched_pages, dispatch_uid="glossary.stored-pages")
         pre_save.connect(give_every_topic_an_address, sender=Tag, dispatch_uid="topic-address")

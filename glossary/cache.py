@@ -49,6 +49,7 @@ from django.template.response import TemplateResponse
 from django.utils.http import http_date, parse_http_date_safe
 
 from glossary import models
+from glossary.paths import current_show
 from glossary.signals import live_content_changed
 
 PAGE_KEY_PREFIX = "public:page"
@@ -180,6 +181,12 @@ def cache_key(request: HttpRequest, reads: Sequence[str]) -> str:
     """The page's identity: its path and the values of the parameters it reads, nothing else."""
     params = [(name, request.GET.get(name, "")) for name in sorted(reads) if name in request.GET]
     identity = request.path + ("?" + urlencode(params) if params else "")
+    site = current_show()
+    if site is not None:
+        # A show's own host serves its pages at the network's paths: the origin tells them
+        # apart (and the show, should the host change hands), so no page of one site is
+        # ever another's.
+        identity = f"{site.origin}{site.prefix}#{site.show_id}|{identity}"
     return identity
 
 

@@ -3,7 +3,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
-from glossary.paths import path_for
+from glossary.paths import current_show, path_for
 
 _NAV = {
     "home": "glossary:home",
@@ -23,7 +23,8 @@ def site(request: HttpRequest | None) -> dict[str, Any]:
 
     Reversed once per process (path_for remembers), not by {% url %} on every page.
     """
+    show = current_show()
     return {
-        "site_name": settings.PUBLIC_SITE_NAME,
+        "site_name": show.name if show else settings.PUBLIC_SITE_NAME,
         "nav": {key: path_for(name) for key, name in _NAV.items()},
     }

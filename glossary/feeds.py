@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.http import http_date
@@ -22,7 +21,7 @@ from django.utils.translation import get_language
 from django.utils.xmlutils import SimplerXMLGenerator
 
 from glossary import selectors
-from glossary.paths import absolute, path_for
+from glossary.paths import absolute, localise, path_for, site_name
 
 FEED_SIZE = 50
 
@@ -47,9 +46,9 @@ def entry_feed(request: HttpRequest) -> HttpResponse:
     rows = selectors.newest_listings("l.feed_entry", limit=FEED_SIZE, times="first")
     feed_url = absolute(path_for("glossary:feed"))
     feed = _WrittenFeed(
-        [entry for entry, _ in rows],
+        [localise(entry) for entry, _ in rows],
         rows[0][1] if rows else None,
-        title=settings.PUBLIC_SITE_NAME,
+        title=site_name(),
         subtitle="New and updated glossary entries.",
         # Absolute from SITE_URL, like canonical URLs, whatever host the request came to.
         link=absolute(path_for("glossary:home")),
@@ -57,7 +56,7 @@ def entry_feed(request: HttpRequest) -> HttpResponse:
         language=get_language(),
         feed_url=feed_url,
         feed_guid=feed_url,
-        author_name=settings.PUBLIC_SITE_NAME,
+        author_name=site_name(),
         author_link=absolute(path_for("glossary:home")),
     )
     # Written into a string and handed over whole: written into the response, each of

@@ -100,15 +100,28 @@ def index_live(
     initial, sort_key = a_to_z(doc.term)
     table = Listing._meta.db_table
     columns = "version_id, initial, sort_key, term, slug, names, row_html, feed_entry, "
-    columns += "sitemap_url, api_row"
-    values: list[Any] = [version.pk, initial, sort_key, doc.term, doc.slug, doc.search_names()]
+    columns += "sitemap_url, api_row, show_id"
+    # The show as the version was saved, never the working copy's (a draft moved to another
+    # show moves no public page).
+    values: list[Any] = [
+        version.pk,
+        initial,
+        sort_key,
+        doc.term,
+        doc.slug,
+        doc.search_names(),
+        version.show_id,
+    ]
     if words is None:
-        sql = f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s, '', '', '', '')"  # noqa: S608
+        sql = (
+            f"INSERT INTO {table} ({columns}) "  # noqa: S608
+            "VALUES (%s, %s, %s, %s, %s, %s, '', '', '', '', %s)"
+        )
     else:
         select, params = words
         sql = (
             f"INSERT INTO {table} ({columns}, words_a, words_ab, words_abc, words_abcd) "  # noqa: S608
-            f"SELECT %s, %s, %s, %s, %s, %s, '', '', '', '', w.* FROM ({select}) AS w"
+            f"SELECT %s, %s, %s, %s, %s, %s, '', '', '', '', %s, w.* FROM ({select}) AS w"
         )
         values += params
     with connection.cursor() as cursor:

@@ -14,8 +14,10 @@ from urllib.parse import urlsplit, urlunsplit
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
+from django.core.validators import DomainNameValidator
 from django.db import models, transaction
 from django.db.models import Q
+from django.http.request import validate_host
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -84,6 +86,30 @@ def deep_link(url: str, style: str, seconds: int | None) -> str:
     return url
 
 
+_host_name = DomainNameValidator(
+    accept_idna=False, message="Enter a host name such as glossary.example-show.com."
+)
+
+
+def validate_public_host(value: str) -> None:
+    """A show's own host: a bare lowercase host name this server answers for, not the
+    network's own."""
+    if "://" in value or "/" in value or ":" in value:
+        raise ValidationError(
+            "Enter the host name alone, as in glossary.example-show.com: no scheme, port or path."
+        )
+    if value != value.lower():
+        raise ValidationError("Write the host name in lowercase.")
+    _host_name(value)
+    if value == urlsplit(settings.SITE_URL).hostname:
+        raise ValidationError("That is the network's own host (SITE_URL); pick another.")
+    if not validate_host(value, settings.SHOW_PUBLIC_HOSTS):
+        raise ValidationError(
+            f"This server does not answer for {value} yet: add it to SHOW_PUBLIC_HOSTS "
+            "(docs/operations.md), then set it here."
+        )
+
+
 class Show(models.Model):
     name = SingleLineCharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
@@ -127,6 +153,19 @@ class Show(models.Model):
         help_text="What the last import of the feed left out (a bad season, episode number, "
         "duration or chapter), one line each, naming the item and its line in the feed; "
         "empty when it left out nothing.",
+    )
+    public_host = models.CharField(
+        "public host",
+        max_length=253,
+        unique=True,
+        null=True,
+        blank=True,
+        validators=[validate_public_host],
+        help_text="A host name of its own for the show's public site, as in "
+        "glossary.example-show.com (no scheme, no path). Requests to it serve only this "
+        "show's published entries; point the host's DNS at this server and add it to "
+        "SHOW_PUBLIC_HOSTS first (docs/operations.md). Leave empty to serve the show at "
+        "/shows/<slug>/ only.",
     )
 
     class Meta:
@@ -708,6 +747,15 @@ class EntryVersion(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
+    show = models.ForeignKey(
+        "Show",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The show the entry belonged to when this version was saved: readers find "
+        "the entry on that show's site while this version is live (empty: the network's only).",
+    )
     data = models.JSONField()
     term = models.CharField(max_length=200)
     slug = models.SlugField(max_length=200)
@@ -932,6 +980,15 @@ class Listing(models.Model):
     feed_entry = models.TextField(blank=True, help_text=escape("Its Atom <entry>."))
     sitemap_url = models.TextField(blank=True, help_text=escape("Its sitemap <url>."))
     api_row = models.TextField(blank=True, help_text="Its item in the API's entry list (JSON).")
+    show = models.ForeignKey(
+        "Show",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+        help_text="Its version's show (EntryVersion.show), written when it goes live.",
+    )
     # PostgreSQL's search index (glossary.search), each vector with a GIN index that
     # migration 0016 makes on PostgreSQL only. Cumulative by weight, so "every word is in
     # the summary or above" is one indexed condition: A term and aliases, B summary,
@@ -947,6 +1004,11 @@ class Listing(models.Model):
             # tier of search read a page in this order from here, never sorting every entry.
             models.Index(
                 fields=["initial", "sort_key", "term", "version"], name="listing_a_to_z_idx"
+            ),
+            # A show's site (glossary.show_site) reads its pages in the same order.
+            models.Index(
+                fields=["show", "initial", "sort_key", "term", "version"],
+                name="listing_show_a_to_z_idx",
             ),
         ]
 

@@ -85,6 +85,9 @@ def save_versions(
                 entry=entry,
                 number=numbers[entry.pk],
                 created_by=_user(user),
+                # Frozen with the content: moving the working copy to another show changes
+                # no public page until a version saved after the move is published.
+                show_id=entry.show_id,
                 data=doc.dump(),
                 term=doc.term,
                 slug=doc.slug,

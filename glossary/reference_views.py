@@ -36,7 +36,7 @@ from glossary.cache import public_page
 from glossary.entry_page import Moment
 from glossary.models import PublicRecord, StoredPage
 from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
-from glossary.paths import absolute, path_for, paths_for
+from glossary.paths import absolute, current_show, localise, path_for, paths_for, site_name
 from glossary.selectors import Record, Stored
 from glossary.shells import Shell
 from glossary.timestamps import format_timestamp, iso_duration
@@ -63,7 +63,7 @@ def _render(
         page_title=title,
         page_description=description,
         canonical_url=absolute(request.path),
-        site_name=settings.PUBLIC_SITE_NAME,
+        site_name=site_name(),
     )
     return render(request, template, context)
 
@@ -199,7 +199,7 @@ def tag(request: HttpRequest, slug: str) -> HttpResponse:
         page_description=f"Glossary entries about {name}.",
         canonical_url=_escape(absolute(request.path)),
         name=name,
-        rows="".join(row for row, _ in listed),
+        rows=localise("".join(row for row, _ in listed)),
         pager=pager,
     )
     return HttpResponse(html)
@@ -612,8 +612,12 @@ def _rendered_by() -> str:
 
 def _stamp(request: HttpRequest) -> str | None:
     """What else the first page is rendered from, besides its rows; None for a later page,
-    never stored (nor `?page=1`). The page reads no other parameter."""
-    if PAGE_PARAM in request.GET:
+    never stored (nor `?page=1`). The page reads no other parameter.
+
+    None on a show's site too (glossary.show_site): stored pages are the network's, rendered
+    for its addresses; a show's site renders its pages from their rows, so no page stored
+    for one site is ever served on another."""
+    if PAGE_PARAM in request.GET or current_show() is not None:
         return None
     return f"{_rendered_by()}\n{request.path}\n"
 

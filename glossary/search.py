@@ -585,7 +585,7 @@ def reindex_all() -> int:
             cursor.execute("DELETE FROM glossary_search")
             cursor.execute("DELETE FROM glossary_search_names")
     count = 0
-    for version in selectors.live_versions().only("pk", "data").iterator(chunk_size=500):
+    for version in selectors.live_versions().only("pk", "data", "show").iterator(chunk_size=500):
         index_live(version)
         count += 1
     return count

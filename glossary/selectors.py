@@ -45,6 +45,7 @@ from glossary.models import (
     PublicRecordLink,
     StoredPage,
 )
+from glossary.paths import current_show
 
 
 def published_entries() -> QuerySet[Entry]:
@@ -104,6 +105,45 @@ def live_page(slug: str) -> tuple[str, str, str, datetime.datetime | None] | Non
         return None
     term, summary, page_html, changed = row
     return term, summary, page_html, _aware(changed)
+
+
+_live_page_shown = _Prepared(
+    lambda slug: (
+        live_versions()
+        .filter(slug=slug)
+        .values_list(
+            "term",
+            "summary",
+            "rendered_html",
+            "live_for__significant_change_at",
+            "listing__show_id",
+            "listing__show__slug",
+            "listing__show__public_host",
+        )
+    )
+)
+
+
+class ShownPage(NamedTuple):
+    """What a show's site serves at /glossary/<slug>/, and the show the entry is live on
+    (its listing's, as published), to send a reader of another show's site there."""
+
+    term: str
+    summary: str
+    page_html: str
+    changed: datetime.datetime | None
+    show_id: int | None
+    show_slug: str | None
+    show_host: str | None
+
+
+def live_page_shown(slug: str) -> ShownPage | None:
+    """`live_page` with the show the live version was published on (one statement)."""
+    row = _live_page_shown.first(slug)
+    if row is None:
+        return None
+    term, summary, page_html, changed, show_id, show_slug, show_host = row
+    return ShownPage(term, summary, page_html, _aware(changed), show_id, show_slug, show_host)
 
 
 def live_api_answer(slug: str) -> str | None:
@@ -256,6 +296,34 @@ _NAME_IS_LIVE = (
     )
 )
 _A_TO_Z = "initial, sort_key, term"
+
+
+def _this_show() -> int | None:
+    """The show whose site is being served (glossary.paths.current_show), or None: then
+    every list below reads the whole network's listing, as it always did."""
+    site = current_show()
+    return site.show_id if site else None
+
+
+def _on_this_site(where: str) -> str:
+    """`where` (over `l`), narrowed to the current show's listings on its site. The show's
+    id is written in (an int from the database), so each show's statement is prepared as
+    its own."""
+    show = _this_show()
+    return where if show is None else f"({where}) AND l.show_id = {int(show)}"
+
+
+def _show_listed(show: int, columns: str, *, offset: int, limit: int) -> list[tuple[Any, ...]]:
+    """`limit` of a show's live listings in A–Z order after `offset`, from the show's own
+    A–Z index (`listing_show_a_to_z_idx`)."""
+    return _fetch(
+        f"SELECT {columns} FROM {_FROM_LISTING} WHERE l.show_id = %s AND {_IS_LIVE} "  # noqa: S608
+        f"ORDER BY l.show_id, {_LISTINGS_A_TO_Z.key} LIMIT %s OFFSET %s",
+        [show, limit, offset],
+        keep_plan=True,
+    )
+
+
 # The columns a list may read (list rows are rendered at publish: glossary.list_rows).
 LISTING_COLUMNS = frozenset(
     {
@@ -470,6 +538,9 @@ def listed_a_to_z(columns: str, *, offset: int = 0, limit: int) -> list[tuple[An
     never more than the page, whatever page it is (skipping every row before the page,
     a sitemap's twentieth page walked 20,000 index entries at 10,000 entries).
     """
+    show = _this_show()
+    if show is not None:
+        return _show_listed(show, _columns(columns), offset=offset, limit=limit)
     sql, params = _a_to_z_page(_columns(columns), offset=offset, limit=limit)
     return _fetch(sql, params, keep_plan=True)
 
@@ -486,7 +557,7 @@ def joined_a_to_z(column: str, *, offset: int = 0, limit: int) -> str | None:
     arrives sorted, about a fifth of a sitemap page's database time at 10,000 entries
     (bench/README.md). A sitemap's addresses need no order; SQL promises none here.
     """
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or _this_show() is not None:
         rows = listed_a_to_z(column, offset=offset, limit=limit)
         return "".join(value for (value,) in rows) if rows else None
     page, params = _a_to_z_page(f"{_columns(column)} AS shown", offset=offset, limit=limit)
@@ -515,6 +586,24 @@ def listed_naming(
     rows' own (`n.link`: read from the names' index and rows alone). The last column is
     what the object's page shows of each (`ListingName.part`), or None.
     """
+    # A tag's page is the show's own on its site; a person's, episode's or organisation's
+    # is the network's wherever it is read.
+    show = _this_show() if kind == PublicRecord.Kind.TAG else None
+    if show is not None:
+        # A show's share of the names: read in A–Z order from the names' index, its
+        # listings' show checked (a show's site lists fewer, on smaller pages of work).
+        _columns(
+            ",".join(c for c in columns.split(",") if c.strip() not in NAME_COLUMNS) or "l.slug"
+        )
+        rows = _fetch(
+            f"SELECT {columns}, n.part FROM {_NAMED} n JOIN {_FROM_LISTING} "  # noqa: S608
+            "ON l.version_id = n.listing_id WHERE n.kind = %s AND n.object_id = %s "
+            f"AND l.show_id = %s AND {_IS_LIVE} ORDER BY {_NAMES_A_TO_Z.key} LIMIT %s OFFSET %s",
+            [kind, object_id, show, limit, offset],
+            keep_plan=True,
+        )
+        parts = _loads_each([row[-1] for row in rows])
+        return [(*row[:-1], part) for row, part in zip(rows, parts, strict=True)]
     if all(column.strip() in NAME_COLUMNS for column in columns.split(",")):
         source, live = f"{_NAMED} n", _NAME_IS_LIVE
     else:
@@ -541,6 +630,15 @@ def listed_naming(
 
 def listing_count(kind: str, object_id: int) -> int:
     """How many live listings name one object (or, kind `ListingCount.TOTAL`, there are)."""
+    show = _this_show()
+    if show is not None and kind == ListingCount.TOTAL:
+        # A show's entries are counted, not kept: a show's site lists a share of the network.
+        (counted,) = _fetch(
+            f"SELECT COUNT(*) FROM {_FROM_LISTING} WHERE l.show_id = %s AND {_IS_LIVE}",  # noqa: S608
+            [show],
+            keep_plan=True,
+        )
+        return int(counted[0])
     rows = _fetch(
         f"SELECT live FROM {ListingCount._meta.db_table} WHERE kind = %s AND object_id = %s",  # noqa: S608
         [kind, object_id],
@@ -561,6 +659,7 @@ def live_listing_rows(
 ) -> list[tuple[Any, ...]]:
     """Live listings matching `where` (SQL over `l`, the listing), in `order`: what search
     reads (glossary.search builds the conditions from the reader's words, as parameters)."""
+    where = _on_this_site(where)
     return _fetch(
         f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
         f"ORDER BY {order} LIMIT %s OFFSET %s",
@@ -588,6 +687,7 @@ def live_listing_two_tiers(
     names) cost a quarter of the statement at 1,000 entries (bench/README.md).
     """
     (w1, p1, o1, op1), (w2, p2, o2, op2) = first, second
+    w1, w2 = _on_this_site(w1), _on_this_site(w2)
     cols = _columns(columns)
     head = f"FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND"
     first_ids = f"first_ids AS MATERIALIZED (SELECT l.version_id {head} {w1})"  # noqa: S608
@@ -645,6 +745,7 @@ def live_listing_count(where: str, params: Sequence[Any], *, limit: int) -> int:
     match (a word in every entry), as it gathers the few when few do: without an order
     its only plans gather every match first.
     """
+    where = _on_this_site(where)
     rows = _fetch(
         f"SELECT COUNT(*) FROM (SELECT 1 FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
         f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) AS found",
@@ -664,7 +765,7 @@ def _newest_sql(columns: str, times: Literal["each", "first"]) -> str:
     return (
         f"SELECT {_columns(columns)}, {changed} FROM {_ENTRY} e "  # noqa: S608 - constants
         f"JOIN {_LISTING} l ON l.version_id = e.live_version_id "
-        "WHERE e.live_version_id IS NOT NULL "
+        f"WHERE {_on_this_site('e.live_version_id IS NOT NULL')} "
         "ORDER BY e.significant_change_at DESC, e.term LIMIT %s"
     )
 
@@ -696,6 +797,9 @@ def a_to_z_page(
     prepared, it needs the generic plan config/settings.py asks for: left to choose,
     PostgreSQL planned it afresh on every run.)
     """
+    show = _this_show()
+    if show is not None:
+        return _show_a_to_z_page(show, recent=recent, offset=offset, limit=limit)
     between, range_params = _from_page_start(limit)
     key = _LISTINGS_A_TO_Z.key
     # Each branch's rows in six columns: part, two numbers, two texts, a time. (Typed
@@ -712,6 +816,31 @@ def a_to_z_page(
         keep_plan=True,
     )
     # A union's branches come out in turn, each in its own order.
+    counts = {int(initial): int(live) for part, initial, live, *_ in rows if part == 0}
+    newest = [(term, slug, _aware(at)) for part, _, _, term, slug, at in rows if part == 1]
+    page = [(int(initial), row) for part, initial, _, row, _, _ in rows if part == 2]
+    return counts, newest, page
+
+
+def _show_a_to_z_page(
+    show: int, *, recent: int, offset: int, limit: int
+) -> tuple[dict[int, int], list[tuple[str, str, datetime.datetime | None]], list[tuple[int, str]]]:
+    """`a_to_z_page` on a show's site, in one statement: its letters' counts are counted
+    from the show's A–Z index (a show's share of the network is small; the network's are
+    kept at publish), then its newest listings and the page, read from that index."""
+    rows = _fetch(
+        "SELECT 0 AS part, initial, COUNT(*), CAST(NULL AS TEXT), CAST(NULL AS TEXT), "  # noqa: S608
+        f"CAST(NULL AS TIMESTAMP WITH TIME ZONE) FROM {_FROM_LISTING} "
+        f"WHERE l.show_id = %s AND {_IS_LIVE} GROUP BY initial "
+        "UNION ALL SELECT * FROM (SELECT 1, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), "
+        f"newest.* FROM ({_newest_sql('l.term, l.slug', 'each')}) AS newest) AS newest_listed "
+        "UNION ALL SELECT * FROM (SELECT 2, l.initial, CAST(NULL AS BIGINT), l.row_html, "
+        f"CAST(NULL AS TEXT), CAST(NULL AS TIMESTAMP WITH TIME ZONE) FROM {_FROM_LISTING} "
+        f"WHERE l.show_id = %s AND {_IS_LIVE} ORDER BY l.show_id, {_LISTINGS_A_TO_Z.key} "
+        "LIMIT %s OFFSET %s) AS page",
+        [show, recent, show, limit, offset],
+        keep_plan=True,
+    )
     counts = {int(initial): int(live) for part, initial, live, *_ in rows if part == 0}
     newest = [(term, slug, _aware(at)) for part, _, _, term, slug, at in rows if part == 1]
     page = [(int(initial), row) for part, initial, _, row, _, _ in rows if part == 2]
@@ -1058,10 +1187,18 @@ def public_record_listing(
 def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
     """The public record at an address (`public_record`, in one statement), and how many
     live listings name it (kept at publish: glossary.listing)."""
+    show = _this_show() if kind == PublicRecord.Kind.TAG else None
+    # On a show's site, its own listings naming the object are counted (not kept).
+    named = (
+        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "  # noqa: S608 - constants
+        "WHERE c.kind = r.kind AND c.object_id = r.object_id)"
+        if show is None
+        else f"(SELECT COUNT(*) FROM {_NAMED} n JOIN {_FROM_LISTING} "  # noqa: S608
+        "ON l.version_id = n.listing_id WHERE n.kind = r.kind AND n.object_id = r.object_id "
+        f"AND l.show_id = {int(show)} AND {_IS_LIVE})"
+    )
     rows = _fetch(
-        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, "  # noqa: S608 - constants
-        f"(SELECT c.live FROM {ListingCount._meta.db_table} c "
-        "WHERE c.kind = r.kind AND c.object_id = r.object_id) "
+        f"SELECT r.id, r.object_id, r.slug, r.name, r.data, {named} "  # noqa: S608 - constants
         f"FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1",
         [kind, slug],
         keep_plan=True,

@@ -23,6 +23,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from glossary.context_processors import site as site_context
+from glossary.paths import ShowSite, current_show
 
 
 class Shell:
@@ -34,7 +35,8 @@ class Shell:
 
     def __init__(self, template: str, slots: tuple[str, ...], **fixed: Any) -> None:
         self.template, self.slots, self.fixed = template, slots, fixed
-        self._parts: tuple[str, ...] | None = None
+        # Per site: the network's (None) and each show's (glossary.paths.current_show).
+        self._parts: dict[ShowSite | None, tuple[str, ...]] = {}
         _shells.append(self)
 
     def _render(self) -> tuple[str, ...]:
@@ -56,13 +58,15 @@ class Shell:
 
     def fill(self, **values: str) -> str:
         """The page: every slot's value must be given, as HTML (escaped by the caller)."""
-        if self._parts is None:
-            self._parts = self._render()
+        site = current_show()
+        parts = self._parts.get(site)
+        if parts is None:
+            parts = self._parts[site] = self._render()
         # Even positions are the template's static text, odd ones the slot names.
-        return "".join(part if i % 2 == 0 else values[part] for i, part in enumerate(self._parts))
+        return "".join(part if i % 2 == 0 else values[part] for i, part in enumerate(parts))
 
     def forget(self) -> None:
-        self._parts = None
+        self._parts = {}
 
 
 _shells: list[Shell] = []

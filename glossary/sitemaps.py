@@ -30,7 +30,7 @@ from django.utils.html import escape
 
 from glossary.models import ListingCount, PublicRecord
 from glossary.pagination import num_pages, page_in_range
-from glossary.paths import absolute, path_for
+from glossary.paths import absolute, current_show, localise, path_for
 from glossary.selectors import (
     joined_a_to_z,
     listing_count,
@@ -85,9 +85,14 @@ class EntrySitemap(_Base):
 
     def get_latest_lastmod(self) -> datetime.datetime | None:
         # One aggregate, not every item (Django's default reads them all).
-        latest: datetime.datetime | None = published_entries().aggregate(
-            latest=Max("significant_change_at")
-        )["latest"]
+        entries = published_entries()
+        site = current_show()
+        if site is not None:
+            # The show's entries as published (their live version's show).
+            entries = entries.filter(live_version__show_id=site.show_id)
+        latest: datetime.datetime | None = entries.aggregate(latest=Max("significant_change_at"))[
+            "latest"
+        ]
         return latest
 
 
@@ -120,7 +125,7 @@ class TagSitemap(_RecordSitemap):
     kind, route = PublicRecord.Kind.TAG, "glossary:tag"
 
 
-SITEMAPS = {
+SITEMAPS: dict[str, type[Sitemap[Any]]] = {
     "pages": StaticSitemap,
     "entries": EntrySitemap,
     "episodes": EpisodeSitemap,
@@ -137,13 +142,22 @@ def _num_pages(section: str, site: Sitemap[Any]) -> int:
     return site.paginator.num_pages
 
 
+def _sections() -> dict[str, type[Sitemap[Any]]]:
+    """The sections of this site's sitemap: on a show's site (docs/show-sites.md) its
+    entries alone, the pages that are its own; episodes, people and organisations are the
+    network's, which lists them."""
+    if current_show() is not None:
+        return {"entries": SITEMAPS["entries"]}
+    return SITEMAPS
+
+
 def sitemap_index(request: HttpRequest) -> TemplateResponse:
     """Every page of every section, as Django's sitemap index view lists them, from SITE_URL.
 
     (Django's own view takes the host from the request or the Sites framework.)
     """
     items = []
-    for section, cls in SITEMAPS.items():
+    for section, cls in _sections().items():
         site = cls()
         url = absolute(reverse("glossary:sitemap-section", kwargs={"section": section}))
         lastmod = site.get_latest_lastmod()
@@ -166,7 +180,7 @@ _URLSET = (
 
 def sitemap_section(request: HttpRequest, section: str) -> HttpResponse:
     """One page (`?p=N`) of one section's addresses, as Django's sitemap.xml lists them."""
-    if section not in SITEMAPS:
+    if section not in _sections():
         raise Http404(f"There is no sitemap section {section!r}.")
     if section == "entries":
         return _entries_page(request)
@@ -205,5 +219,5 @@ def _entries_page(request: HttpRequest) -> HttpResponse:
     if urls is None and number != 1:
         pages = num_pages(listing_count(ListingCount.TOTAL, 0), SITEMAP_PAGE_SIZE)
         raise Http404(f"There is no page {raw!r} here; pages run from 1 to {pages}.")
-    body = f"{_URLSET}{urls or ''}</urlset>\n"
+    body = f"{_URLSET}{localise(urls or '')}</urlset>\n"
     return HttpResponse(body, content_type="application/xml")

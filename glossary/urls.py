@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.urls import include, path, register_converter
+from django.urls import URLPattern, URLResolver, include, path, register_converter
 from django.views.generic import RedirectView
 
 from glossary import api, podcasting, reference_views, views
@@ -12,7 +12,7 @@ register_converter(TopicSlugConverter, "topic")
 
 app_name = "glossary"
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.home, name="home"),
     # Readers trim an entry's address to its folder: the entries are listed at the index.
     path(

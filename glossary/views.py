@@ -18,7 +18,7 @@ import itertools
 from typing import Any
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import get_script_prefix, reverse
 from django.utils import dateformat, timezone
@@ -37,9 +37,10 @@ from glossary.pagination import (
     page_number,
     pager_html,
 )
-from glossary.paths import absolute, path_for
+from glossary.paths import absolute, current_show, localise, path_for, site_name
 from glossary.search import COUNT_LIMIT, marked_rows, normalise_query, results
 from glossary.shells import Shell
+from glossary.show_site import SHOWS_PREFIX, host_origin
 from glossary.throttle import limited
 
 RECENT_COUNT = 5
@@ -61,7 +62,7 @@ def _page(
         page_title=title,
         page_description=description,
         canonical_url=absolute(path),
-        site_name=settings.PUBLIC_SITE_NAME,
+        site_name=site_name(),
     )
     return render(request, template, context, status=status)
 
@@ -76,7 +77,7 @@ _INDEX_DESCRIPTION = (
 _HOME = Shell(
     "glossary/home.html",
     ("total", "letters", "recent", "groups", "pager"),
-    page_title=lambda: settings.PUBLIC_SITE_NAME,
+    page_title=site_name,
     page_description=_INDEX_DESCRIPTION,
     canonical_url=lambda: absolute(path_for("glossary:home")),
 )
@@ -127,10 +128,11 @@ def home(request: HttpRequest) -> HttpResponse:
     groups: list[str] = []
     for group_initial, group in itertools.groupby(rows, key=lambda row: row[0]):
         anchor = _letter_anchor(group_initial)
+        items = localise("".join(html for _, html in group))
         groups.append(
             f'<section class="index-group" aria-labelledby="{anchor}">\n'
             f'  <h2 id="{anchor}">{GROUPS[group_initial]}</h2>\n'
-            f'  <ul class="index-list">\n    {"".join(html for _, html in group)}\n  </ul>\n'
+            f'  <ul class="index-list">\n    {items}\n  </ul>\n'
             "</section>"
         )
     html = _HOME.fill(
@@ -190,10 +192,20 @@ _ENTRY = Shell(
 @require_safe
 @public_page
 def entry(request: HttpRequest, slug: str) -> HttpResponse:
-    row = selectors.live_page(slug)
-    if row is None:
-        return _redirect_or_404(request, slug)
-    term, summary, page_html, changed = row
+    site = current_show()
+    if site is None:
+        row = selectors.live_page(slug)
+        if row is None:
+            return _redirect_or_404(request, slug)
+        term, summary, page_html, changed = row
+    else:
+        shown = selectors.live_page_shown(slug)
+        if shown is None:
+            return _redirect_or_404(request, slug)
+        if shown.show_id != site.show_id:
+            return _elsewhere(shown, slug)
+        term, summary, page_html, changed = shown[:4]
+        page_html = localise(page_html)
     modified = (
         f'<meta property="article:modified_time" content="{changed.isoformat()}">'
         if changed
@@ -207,6 +219,21 @@ def entry(request: HttpRequest, slug: str) -> HttpResponse:
         page_html=page_html,
     )
     return HttpResponse(html)
+
+
+def _elsewhere(shown: selectors.ShownPage, slug: str) -> HttpResponse:
+    """An entry published on another show (or on none) answers with a temporary redirect to
+    its page where it is published: links between entries of different shows, and every
+    link from a person's or an episode's page, keep working. Temporary, because a later
+    publish may move it."""
+    entry_path = f"glossary/{slug}/"
+    if shown.show_id is None:
+        target = f"{settings.SITE_URL}/{entry_path}"
+    elif shown.show_host:
+        target = f"{host_origin(shown.show_host)}/{entry_path}"
+    else:
+        target = f"{settings.SITE_URL}{SHOWS_PREFIX}{shown.show_slug}/{entry_path}"
+    return HttpResponseRedirect(target)
 
 
 def _redirect_or_404(request: HttpRequest, slug: str) -> HttpResponse:
@@ -289,7 +316,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
             heading = f"Nothing found for “{escape(query)}”"
         fuzzy = "<p>No exact matches; these terms are spelt similarly.</p>" if found.fuzzy else ""
         pager = pager_html(request, number, pages, keep=("q",), has_next=has_next)
-        rows = "".join(marked_rows(hits, query))
+        rows = localise("".join(marked_rows(hits, query)))
         home = escape(path_for("glossary:home"))
         hint = (
             ""
@@ -340,7 +367,7 @@ def api_page(request: HttpRequest) -> HttpResponse:
         "glossary/api.html",
         {"endpoints": endpoints, "api_title": doc["info"]["title"]},
         title="JSON API",
-        description=f"How to read {settings.PUBLIC_SITE_NAME} as JSON: every endpoint.",
+        description=f"How to read {site_name()} as JSON: every endpoint.",
         path=reverse("glossary:api"),
     )
 
@@ -352,7 +379,7 @@ def robots_txt(request: HttpRequest) -> HttpResponse:
         "Disallow: /search/",
         "Disallow: /api/",
         "",
-        f"Sitemap: {settings.SITE_URL}{reverse('glossary:sitemap')}",
+        f"Sitemap: {absolute(reverse('glossary:sitemap'))}",
         "",
     ]
     return HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")

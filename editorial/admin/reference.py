@@ -145,7 +145,17 @@ class ShowAdmin(ShowScoped, ReferenceAdmin):
     # A show member sees and changes only the shows whose team they are on.
     show_path = "pk"
     inlines = [ShowTeamInline]
-    list_display = ["name", "slug", "deep_link_style", "feed_url", "feed_refreshed_at"]
+    list_display = [
+        "name",
+        "slug",
+        "public_host",
+        "deep_link_style",
+        "feed_url",
+        "feed_refreshed_at",
+    ]
+    # Where the show's site is served is the installation's, not a fact any entry shows:
+    # setting it records no version (docs/show-sites.md).
+    recorded_elsewhere = frozenset({"public_host"})
     search_fields = ["name"]
     prepopulated_fields = {"slug": ["name"]}
     actions = ["import_from_feed"]

@@ -57,6 +57,14 @@ PAGES = {
     "not-found": "/glossary/no-such-term/",
     "not-found-person": "/people/nobody-at-all/",
 }
+# A show's own site (docs/show-sites.md): the pages it serves its own way, the demo's
+# entries being the demo show's.
+SHOW_PAGES = {
+    "show-index": "/shows/demo-show/",
+    "show-entry": "/shows/demo-show/glossary/gpu/",
+    "show-tag": "/shows/demo-show/tags/networking/",
+    "show-search": "/shows/demo-show/search/?q=interconnect",
+}
 # Routes of glossary/urls.py that answer something other than HTML.
 NOT_HTML = {
     "episode-chapters",
@@ -170,7 +178,7 @@ def test_every_public_page_type_passes_the_nu_html_checker(site, tmp_path, rf, c
     missing = route_names() - covered - NOT_HTML
     assert not missing, f"public routes no page here checks: {sorted(missing)}"
 
-    for name, path in PAGES.items():
+    for name, path in {**PAGES, **SHOW_PAGES}.items():
         response = client.get(path)
         expected = 404 if name.startswith("not-found") else 200
         assert response.status_code == expected, path
