@@ -48,14 +48,15 @@ class AssignmentError(Exception):
 
 def eligible(role: str) -> QuerySet[User]:
     """The active people who can hold `role`, for the forms' choices."""
-    people = notify.content_writers() if role == Role.WRITER else notify.fact_checkers()
+    people = notify.content_writers() if role == Role.WRITER else notify.anyone_confirming()
     return people.order_by("username")
 
 
-def check_assignee(assignee: User, role: str) -> None:
+def check_assignee(assignee: User, role: str, entry: Entry | None = None) -> None:
+    """`assignee` can do `role`'s work (on `entry`'s show, when given)."""
     if not assignee.is_active:
         raise AssignmentError(f"{assignee.get_username()}'s account is deactivated.")
-    if not can(assignee, ROLE_ACTION[Role(role)]):
+    if not can(assignee, ROLE_ACTION[Role(role)], entry):
         raise AssignmentError(
             f"{assignee.get_username()} cannot {ROLE_VERB[Role(role)]} entries, so they cannot "
             f"be the {Role(role).label.lower()}. Choose someone who holds that role."
@@ -105,7 +106,7 @@ def assign(
     """
     require(user, Action.ASSIGN)
     role = Role(role)
-    check_assignee(assignee, role)
+    check_assignee(assignee, role, entry)
     note = note.strip()
     if entry.status == Entry.Status.ARCHIVED:
         raise AssignmentError(f"“{entry.term}” is archived: restore it before assigning it.")
@@ -189,7 +190,7 @@ def plan_entry(
     require(user, Action.ADD)
     require(user, Action.ASSIGN)
     for role, person, due_on in assignments:
-        check_assignee(person, role)
+        check_assignee(person, role, entry)
         check_due(due_on)
     with transaction.atomic():
         entry.status = Entry.Status.DRAFT

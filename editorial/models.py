@@ -758,6 +758,8 @@ class CalendarFeed(models.Model):
 
     def __str__(self) -> str:
         return f"Calendar feed of {self.user}"
+
+
 # --- Who is editing (editorial.presence, editorial.refused) -------------------------------
 
 

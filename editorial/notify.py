@@ -99,9 +99,24 @@ def fact_checkers(show_id: int | None) -> QuerySet[User]:
     return _with_permission("editorial.confirm_citation", show_id)
 
 
+def _anywhere(codename: str) -> QuerySet[User]:
+    """Active people holding `codename` network-wide or on any show's team."""
+    roles = [role.value for role in TEAM_ROLES if granted(codename, ROLES[role])]
+    team = ShowMembership.objects.filter(role__in=roles).values("user")
+    network = _with_permission(codename, None).values("pk")
+    return User.objects.filter(Q(pk__in=network) | Q(pk__in=team), is_active=True)
+
+
 def content_writers() -> QuerySet[User]:
-    """Everyone who can write entries (writers, editors, admins)."""
-    return _with_permission("editorial.edit_content")
+    """Everyone who can write entries of some show or of the network (writers, editors,
+    admins): the people a writer's assignment may name; `assignments.check_assignee`
+    asks about the entry's own show."""
+    return _anywhere("editorial.edit_content")
+
+
+def anyone_confirming() -> QuerySet[User]:
+    """Everyone who can confirm citations of some show's or the network's entries."""
+    return _anywhere("editorial.confirm_citation")
 
 
 def _delivery_of(users: Iterable[int]) -> dict[int, str]:

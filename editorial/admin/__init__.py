@@ -15,8 +15,8 @@ from django.contrib import admin
 from taggit.models import Tag
 
 from editorial.admin import accounts
-from editorial.admin.assignments import AssignmentAdmin
 from editorial.admin.accounts import ShowMembershipAdmin
+from editorial.admin.assignments import AssignmentAdmin
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
 from editorial.admin.notifications import NotificationAdmin, NotificationPreferenceAdmin

@@ -374,7 +374,7 @@ class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
             else:
                 only = self._only_show(request)
                 widget.known = {str(only.pk): str(only)} if only is not None else {}
-        return form
+        return self._with_keeper(form, request, obj)
 
     def _only_show(self, request: HttpRequest) -> Show | None:
         """The show a new entry belongs to unless told otherwise: the only one there is,
@@ -466,10 +466,8 @@ class EntryAdmin(ShowScoped, DeskModelAdmin[Entry]):
         for entry in queryset:
             workflow.delete_entry(entry, user=user)
 
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> Any:
-        form = super().get_form(request, obj, change, **kwargs)
+    def _with_keeper(self, form: Any, request: HttpRequest, obj: Any) -> Any:
+        """The entry form, keeping a stale save for its author (editorial.refused)."""
         if obj is None or not request.user.is_authenticated:
             return form
         author = request.user

@@ -21,8 +21,8 @@ from django.utils.text import slugify
 from editorial import newsroom, workflow
 from editorial.admin.base import CheckedAutocompleteSelect, possible_ids
 from editorial.models import ScheduledAction, WorkflowEvent
-from editorial.refused import edit_token
 from editorial.permissions import Action, can
+from editorial.refused import edit_token
 from glossary import publishing
 from glossary.fields import SingleLineFormField, WebURLValidator, refuse_line_breaks
 from glossary.models import (
