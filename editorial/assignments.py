@@ -239,9 +239,11 @@ def add_demo_plan(today: datetime.date | None = None) -> bool:
     if len(people) < 3 or Entry.objects.filter(slug=DEMO_PLANNED[1]).exists():
         return False
     term, slug = DEMO_PLANNED
+    # On the seed entry's show, whose team the demo's writer is on (docs/shows-and-teams.md).
+    show_id = Entry.objects.filter(slug=DEMO_SEED).values_list("show_id", flat=True).first()
     with transaction.atomic():
         plan_entry(
-            Entry(term=term, slug=slug),
+            Entry(term=term, slug=slug, show_id=show_id),
             user=people["editor"],
             assignments=[
                 (Role.WRITER, people["writer"], today + datetime.timedelta(days=5)),

@@ -165,7 +165,7 @@ class Show(models.Model):
         "glossary.example-show.com (no scheme, no path). Requests to it serve only this "
         "show's published entries; point the host's DNS at this server and add it to "
         "SHOW_PUBLIC_HOSTS first (docs/operations.md). Leave empty to serve the show at "
-        "/shows/<slug>/ only.",
+        "/shows/ and its slug only.",
     )
 
     class Meta:

@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
             name="public_host",
             field=models.CharField(
                 blank=True,
-                help_text="A host name of its own for the show's public site, as in glossary.example-show.com (no scheme, no path). Requests to it serve only this show's published entries; point the host's DNS at this server and add it to SHOW_PUBLIC_HOSTS first (docs/operations.md). Leave empty to serve the show at /shows/<slug>/ only.",
+                help_text="A host name of its own for the show's public site, as in glossary.example-show.com (no scheme, no path). Requests to it serve only this show's published entries; point the host's DNS at this server and add it to SHOW_PUBLIC_HOSTS first (docs/operations.md). Leave empty to serve the show at /shows/ and its slug only.",
                 max_length=253,
                 null=True,
                 unique=True,

@@ -151,9 +151,10 @@ def test_a_heartbeat_costs_a_fixed_number_of_queries(ready_entry, writer, editor
     presence.mark(ready_entry, fact_checker)
     with CaptureQueriesContext(connection) as company:
         _beat(ed, ready_entry)
-    # Each other person's role is read once to say whether they can edit.
+    # Each other person's role is read once to say whether they can edit: their
+    # permissions, and whether a show team gives them their role (editorial.permissions).
     assert len(alone) <= 8
-    assert len(company) <= len(alone) + 2 * 2
+    assert len(company) <= len(alone) + 2 * 3
 
 
 def test_pruning_removes_marks_of_pages_closed_without_saying_so(ready_entry, writer, editor):
