@@ -9,7 +9,7 @@ Beat runs two of them (config/settings.py, CELERY_BEAT_SCHEDULE):
 - `publish_due` carries out scheduled publications (editorial.scheduling.run_due),
   each row claimed with a conditional UPDATE, so two runs at once are safe.
 - `refresh_feeds` re-imports the feed of every show with a feed URL, one
-  `refresh_feed` task per show (editorial.feeds); idempotent by guid.
+  `refresh_feed` task per show (editorial.podcast_feed_import); idempotent by guid.
 - `archive_due` (with ARCHIVE_ON_CONFIRM) sends the queued Wayback Machine captures the
   limits allow and polls those under way (editorial.archive); each send and poll is
   claimed first, so two runs at once are safe.
@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import archive, feeds, notify, presence, quote_checks, scheduling
+from editorial import archive, podcast_feed_import, notify, presence, quote_checks, scheduling
 from editorial.linkcheck import service, state
 from editorial.sourcetext import service as sourcetext
 
@@ -123,7 +123,7 @@ def publish_due() -> dict[str, list[int]]:
 @shared_task(acks_late=True, expires=600)
 def refresh_feeds() -> int:
     """Queue a refresh of every show with a feed URL; shows without one are never fetched."""
-    shows = feeds.shows_to_refresh()
+    shows = podcast_feed_import.shows_to_refresh()
     for show_id in shows:
         refresh_feed.delay(show_id)
     return len(shows)
@@ -134,7 +134,7 @@ def refresh_feeds() -> int:
 )
 def refresh_feed(show_id: int) -> str:
     """Import one show's feed as the system user; a bad feed is recorded on the show."""
-    return feeds.refresh_show(show_id)
+    return podcast_feed_import.refresh_show(show_id)
 
 
 @shared_task(

@@ -37,7 +37,7 @@ from glossary.models import (
 from glossary.signals import demo_loaded
 from glossary.timestamps import parse_timestamp as ts
 from glossary.transcript_imports import import_transcript
-from glossary.transcripts.feed import parse_feed
+from glossary.transcripts.podcast_feed import parse_feed
 
 # The demo show's feed: demo data, never fetched (podcast.example is a reserved name).
 DEMO_FEED = Path(__file__).resolve().parent / "demo_data" / "demo-feed.xml"

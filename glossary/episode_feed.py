@@ -1,6 +1,6 @@
 """A show's feed applied to its episodes: created, refreshed, and never an editor overruled.
 
-`apply_feed(show, feed, user=...)` takes a parsed feed (glossary.transcripts.feed) and
+`apply_feed(show, feed, user=...)` takes a parsed feed (glossary.transcripts.podcast_feed) and
 brings the show's episodes in line with it, in one transaction:
 
 - An item is found again by its `<guid>` (unique per show); an episode typed by hand
@@ -29,7 +29,7 @@ entries show goes through `publishing.record_reference_change`, exactly as an ed
 correction in the admin does, credited to the user who ran the import. It reaches
 readers when someone else publishes one of those entries (docs/feeds.md).
 
-The caller fetches the bytes (the desk's import service, editorial.feeds, or the demo
+The caller fetches the bytes (the desk's import service, editorial.podcast_feed_import, or the demo
 loader from a file); this module never touches the network.
 """
 
@@ -50,8 +50,8 @@ from glossary.fields import WebURLValidator
 from glossary.inbound import strip_invisible
 from glossary.models import Appearance, Episode, Person, PublicRecord, Show
 from glossary.timestamps import format_timestamp
-from glossary.transcripts.feed import Feed, FeedError, FeedItem
-from glossary.transcripts.feed import Person as FeedPerson
+from glossary.transcripts.podcast_feed import Feed, FeedError, FeedItem
+from glossary.transcripts.podcast_feed import Person as FeedPerson
 
 # The episode fields a feed fills, in the order the admin lists them.
 FIELDS = (

@@ -191,7 +191,7 @@ def named_parts(doc: EntryDocument, facts: Facts, link: str) -> dict[tuple[str, 
 
 
 def feed_entry(doc: EntryDocument, entry: Entry) -> str:
-    """The Atom `<entry>` of the feed (glossary.feeds), as Django's Atom1Feed writes it."""
+    """The Atom `<entry>` of the feed (glossary.atom_feed), as Django's Atom1Feed writes it."""
     feed = Atom1Feed(title="", link="", description="")
     feed.add_item(
         title=doc.term,

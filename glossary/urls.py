@@ -4,7 +4,7 @@ from django.views.generic import RedirectView
 
 from glossary import api, podcasting, reference_views, views
 from glossary.cache import public_page
-from glossary.feeds import entry_feed
+from glossary.atom_feed import entry_feed
 from glossary.sitemaps import sitemap_index, sitemap_section
 from glossary.topics import TopicSlugConverter
 

@@ -29,7 +29,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
-from editorial import feeds, newsroom, transcripts
+from editorial import podcast_feed_import, newsroom, transcripts
 from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin, ShowScoped
 from editorial.models import ShowMembership
 from editorial.permissions import Action, acting_user, can, user_shows
@@ -183,7 +183,7 @@ class ShowAdmin(ShowScoped, ReferenceAdmin):
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         # Whoever points the show at a feed answers for what the scheduled refresh brings
-        # from it (editorial.feeds.refresh_show), so they cannot approve it themselves.
+        # from it (editorial.podcast_feed_import.refresh_show), so they cannot approve it themselves.
         if "feed_url" in form.changed_data:
             obj.feed_url_set_by = acting_user(request) if obj.feed_url else None
         super().save_model(request, obj, form, change)
@@ -191,7 +191,7 @@ class ShowAdmin(ShowScoped, ReferenceAdmin):
     @admin.action(description="Import/refresh from feed", permissions=["change"])
     def import_from_feed(self, request: HttpRequest, queryset: QuerySet[Show]) -> None:
         """Read each selected show's feed URL now, credited to whoever set it (the
-        signed-in user when nobody on the desk did: feeds.credited_for)."""
+        signed-in user when nobody on the desk did: podcast_feed_import.credited_for)."""
         for show in queryset.select_related("feed_url_set_by").order_by("name"):
             if not show.feed_url:
                 self.message_user(
@@ -202,11 +202,11 @@ class ShowAdmin(ShowScoped, ReferenceAdmin):
                 )
                 continue
             try:
-                result = feeds.import_feed(
-                    show, show.feed_url, user=feeds.credited_for(show, acting_user(request))
+                result = podcast_feed_import.import_feed(
+                    show, show.feed_url, user=podcast_feed_import.credited_for(show, acting_user(request))
                 )
             except Exception as exc:  # noqa: BLE001  (said and kept on the show, never a 500)
-                message = feeds.record_failure(show, exc)
+                message = podcast_feed_import.record_failure(show, exc)
                 self.message_user(
                     request, f"{show.name}: {message}. Nothing was saved.", messages.ERROR
                 )
@@ -318,7 +318,7 @@ class EpisodeAdmin(ShowScoped, ReferenceAdmin):
     @admin.action(description="Fetch the transcript named in the feed", permissions=["change"])
     def fetch_feed_transcript(self, request: HttpRequest, queryset: QuerySet[Episode]) -> None:
         """Import each selected episode's `podcast:transcript` through the link checker's
-        guard, credited to whoever set the show's feed URL (feeds.credited_for); a failure
+        guard, credited to whoever set the show's feed URL (podcast_feed_import.credited_for); a failure
         leaves that episode's transcript as it was and names why."""
         clicker = acting_user(request)
         episodes = queryset.select_related("show__feed_url_set_by")
@@ -335,7 +335,7 @@ class EpisodeAdmin(ShowScoped, ReferenceAdmin):
                 stored = transcripts.fetch_transcript(
                     episode,
                     episode.transcript_url,
-                    user=feeds.credited_for(episode.show, clicker),
+                    user=podcast_feed_import.credited_for(episode.show, clicker),
                 )
             except transcripts.TranscriptFetchError as exc:
                 self.message_user(
@@ -507,7 +507,7 @@ class EpisodeAdmin(ShowScoped, ReferenceAdmin):
             return back
         label = episode_feed.LABELS[name]
         if "take" in request.POST:
-            credited = feeds.credited_for(episode.show, acting_user(request))
+            credited = podcast_feed_import.credited_for(episode.show, acting_user(request))
             try:
                 versions = episode_feed.take(episode, name, user=credited)
             except ValidationError as exc:

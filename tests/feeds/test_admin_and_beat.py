@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from editorial import feeds, tasks, workflow
+from editorial import podcast_feed_import, tasks, workflow
 from glossary.models import Entry, Episode, Show
 from tests.feeds.feeds import feed, item
 from tests.personas import client_for
@@ -23,7 +23,7 @@ def imported(db: Any, tmp_path: Path) -> Episode:
     Episode.objects.create(show=show, season=1, number=1, title="Typed by hand")
     path = tmp_path / "feed.xml"
     path.write_bytes(feed(item(1, "From the feed")))
-    feeds.import_feed(show, str(path), user=None)
+    podcast_feed_import.import_feed(show, str(path), user=None)
     return Episode.objects.get(number=1)
 
 
@@ -146,7 +146,7 @@ def test_beat_refreshes_only_shows_with_a_feed_url_as_the_system_user(
     assert Episode.objects.get(number=28).duration == 47 * 60 + 20
     latest = Entry.objects.get(slug="interconnect").versions.order_by("-number").first()
     assert latest is not None and latest.created_by is not None
-    robot = User.objects.get(username=feeds.SYSTEM_USERNAME)
+    robot = User.objects.get(username=podcast_feed_import.SYSTEM_USERNAME)
     assert latest.created_by == robot and not robot.is_active
     assert not robot.has_usable_password()
 

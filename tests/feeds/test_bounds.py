@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from glossary.transcripts import feed as feed_module
-from glossary.transcripts.feed import MAX_ELEMENTS, FeedError, parse_feed
+from glossary.transcripts import podcast_feed as feed_module
+from glossary.transcripts.podcast_feed import MAX_ELEMENTS, FeedError, parse_feed
 
 BUDGET = 200 * 1024 * 1024
 HEAD = (

@@ -12,9 +12,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from editorial import feeds, tasks
+from editorial import podcast_feed_import, tasks
 from glossary.models import Appearance, Episode, Person, Show
-from glossary.transcripts.feed import parse_feed
+from glossary.transcripts.podcast_feed import parse_feed
 from tests.personas import client_for
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from glossary import episode_feed, publishing
 from glossary.demo import DEMO_FEED
 from glossary.models import Appearance, Entry, EntryVersion, Episode, Person, Quote, Show
-from glossary.transcripts.feed import parse_feed
+from glossary.transcripts.podcast_feed import parse_feed
 from tests.feeds.feeds import feed, item
 
 

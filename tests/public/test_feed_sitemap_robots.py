@@ -7,7 +7,7 @@ import time_machine
 from django.http import Http404
 
 from glossary import publishing
-from glossary.feeds import FEED_SIZE
+from glossary.atom_feed import FEED_SIZE
 from glossary.models import Entry
 from glossary.publishing import save_version
 from glossary.sitemaps import SITEMAP_PAGE_SIZE, sitemap_section

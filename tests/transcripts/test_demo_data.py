@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from glossary.demo_data import FEED, TRANSCRIPTS
-from glossary.transcripts.feed import Person, parse_feed
+from glossary.transcripts.podcast_feed import Person, parse_feed
 from glossary.transcripts.parse import TranscriptFormat, parse_transcript
 
 

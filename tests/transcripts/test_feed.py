@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from glossary.transcripts.feed import (
+from glossary.transcripts.podcast_feed import (
     ChaptersLink,
     Enclosure,
     FeedError,

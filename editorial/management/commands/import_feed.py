@@ -19,10 +19,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import CommandError, CommandParser
 
-from editorial import feeds
+from editorial import podcast_feed_import
 from glossary.management.database import DatabaseCommand
 from glossary.models import Episode, Show
-from glossary.transcripts.feed import FeedError
+from glossary.transcripts.podcast_feed import FeedError
 
 
 class Command(DatabaseCommand):
@@ -34,7 +34,7 @@ class Command(DatabaseCommand):
         parser.add_argument(
             "--user",
             help="The desk user credited with the changes (default: the system user "
-            f"{feeds.SYSTEM_USERNAME!r}).",
+            f"{podcast_feed_import.SYSTEM_USERNAME!r}).",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -51,10 +51,10 @@ class Command(DatabaseCommand):
             except User.DoesNotExist:
                 raise CommandError(f"No desk user named {options['user']!r}.") from None
         else:
-            user = feeds.system_user()
+            user = podcast_feed_import.system_user()
         try:
-            result = feeds.import_feed(show, options["url_or_file"], user=user)
-        except (feeds.FeedImportError, FeedError) as exc:
+            result = podcast_feed_import.import_feed(show, options["url_or_file"], user=user)
+        except (podcast_feed_import.FeedImportError, FeedError) as exc:
             raise CommandError(f"{options['url_or_file']}: {exc}. Nothing was saved.") from None
         self.stdout.write(result.summary())
         for warning in result.warnings:

@@ -2,7 +2,7 @@
 
 `import_feed(show, url_or_file, user=...)` reads the feed (a URL through the link
 checker's SSRF-safe client, editorial.linkcheck.download, with its timeouts and a
-`FEED_MAX_BYTES` cap), parses it (glossary.transcripts.feed: RSS 2.0, iTunes and
+`FEED_MAX_BYTES` cap), parses it (glossary.transcripts.podcast_feed: RSS 2.0, iTunes and
 Podcasting 2.0) and applies it to the show's episodes in one transaction
 (glossary.episode_feed.apply_feed): a bad feed raises and saves nothing.
 
@@ -31,7 +31,7 @@ from editorial.linkcheck.download import DownloadError, download
 from glossary.document import Actor
 from glossary.episode_feed import FeedImport, apply_feed
 from glossary.models import Show
-from glossary.transcripts.feed import FeedError, parse_feed
+from glossary.transcripts.podcast_feed import FeedError, parse_feed
 
 logger = logging.getLogger(__name__)
 
