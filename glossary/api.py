@@ -307,7 +307,7 @@ def _entry_summary(term: str, slug: str, summary: str) -> EntrySummary:
 
 def entry_summary_json(term: str, slug: str, summary: str) -> str:
     """An entry as the API's lists show it, as JSON text (rendered at publish by
-    glossary.list_rows, so a list joins rows instead of validating each)."""
+    glossary.listing_rows, so a list joins rows instead of validating each)."""
     return _entry_summary(term, slug, summary).model_dump_json()
 
 
@@ -578,7 +578,7 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
 )
 @decorate_view(public_page(reads=PAGING), LIMIT)
 def entries(request: HttpRequest, paging: Query[Paging]) -> HttpResponse:
-    # Each item rendered at publish (glossary.list_rows) and read a page at a time from the
+    # Each item rendered at publish (glossary.listing_rows) and read a page at a time from the
     # live listing's A–Z index, counted from the kept total: nothing validated per request.
     total = selectors.listing_count(ListingCount.TOTAL, 0)
     pages = num_pages(total, paging.page_size)

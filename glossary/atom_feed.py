@@ -5,7 +5,7 @@ not material does not put an entry back at the top of readers' feeds. The feed's
 `author` is the glossary itself (RFC 4287 wants one on the feed or on every entry;
 entries are the desk's work, never one writer's byline). Each
 entry's `<entry>` is written at publish by Django's own Atom1Feed
-(glossary.list_rows); a request reads the fifty newest from the top of an index
+(glossary.listing_rows); a request reads the fifty newest from the top of an index
 and writes them inside the feed's head, without building the items again.
 """
 

@@ -957,8 +957,8 @@ class Listing(models.Model):
     """What the public lists show of one live version, kept so a list page reads an index.
 
     A row exists while its version is live: created when the version goes live
-    (glossary.listing, with the search index), deleted when it is withdrawn or
-    replaced. Its parts are rendered with the version's page (glossary.list_rows,
+    (glossary.listing_index, with the search index), deleted when it is withdrawn or
+    replaced. Its parts are rendered with the version's page (glossary.listing_rows,
     where publishing renders live pages), from the published document and the public
     records, never from the working copy. On PostgreSQL the database holds the
     rule that a row is a live version's: a deferred foreign key from `version` to
@@ -1037,11 +1037,11 @@ class ListingName(models.Model):
     link = models.TextField(
         blank=True,
         help_text="The version as the object's page lists it, a link in a list item "
-        "(glossary.list_rows): the page reads it as it is, not the listing's term and slug.",
+        "(glossary.listing_rows): the page reads it as it is, not the listing's term and slug.",
     )
     part = models.TextField(
         blank=True,
-        help_text="What the object's page shows of the version (JSON; glossary.list_rows): "
+        help_text="What the object's page shows of the version (JSON; glossary.listing_rows): "
         "a person's quotes, an episode's moments, an organisation's disclosures.",
     )
 
@@ -1092,7 +1092,7 @@ class ListingCount(models.Model):
 
     Counting the entries of a letter or of a host named by every entry would read
     them all on every request; these change by one as a version is listed or
-    withdrawn (glossary.listing).
+    withdrawn (glossary.listing_index).
     """
 
     TOTAL = "total"

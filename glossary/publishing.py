@@ -21,7 +21,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 
-from glossary import api, document, entry_page, list_rows, records, search, selectors
+from glossary import api, document, entry_page, listing_rows, records, search, selectors
 from glossary import cache as public_cache
 from glossary.document import Actor
 from glossary.jsonld import LiveLinks
@@ -271,7 +271,7 @@ def live_links(doc: document.EntryDocument) -> LiveLinks:
 
 def render_live(version: EntryVersion, entry: Entry) -> None:
     """Render what readers get of `version`, the live version of `entry`: page, API answer
-    and its rows in the public lists (glossary.list_rows).
+    and its rows in the public lists (glossary.listing_rows).
 
     The page names people, episodes, sources and tags as their public records do
     (glossary.records): the approved facts, which a later publish may correct.
@@ -330,7 +330,7 @@ def _render_many(items: Sequence[tuple[EntryVersion, Entry, document.EntryDocume
             "WHERE id = %s",
             [(version.rendered_html, version.api_json, version.pk) for version, _, _ in items],
         )
-    list_rows.render_many([(v, e, d, f) for (v, e, d), f in zip(items, approved, strict=True)])
+    listing_rows.render_many([(v, e, d, f) for (v, e, d), f in zip(items, approved, strict=True)])
 
 
 def bump_generation() -> None:

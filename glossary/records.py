@@ -66,7 +66,7 @@ def _newest_live(kind: str, ids: list[int]) -> dict[int, tuple[int, Any]]:
     if kind == Kind.TAG and len(newest) < len(ids):
         # A tag deleted on the desk takes its index rows with it, while the live versions
         # carrying it show it until they are published again: their listings still name
-        # it (glossary.listing), so its page stays as long as theirs do. (Read from the
+        # it (glossary.listing_index), so its page stays as long as theirs do. (Read from the
         # index alone, `manage.py rerender` deleted the record and changed readers' pages
         # with nothing published; a hostile walk.)
         named = (

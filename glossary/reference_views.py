@@ -208,8 +208,8 @@ def tag(request: HttpRequest, slug: str) -> HttpResponse:
 # --- The pages of one object, filled without the template engine ---------------------------
 #
 # An episode, person, organisation or tag page reads its record, how many live entries
-# name it (kept at publish: glossary.listing) and one page of them from the listing's
-# index, each with what this page shows of it, rendered at publish (glossary.list_rows):
+# name it (kept at publish: glossary.listing_index) and one page of them from the listing's
+# index, each with what this page shows of it, rendered at publish (glossary.listing_rows):
 # no document is read and no row goes through the template engine. Records are read as
 # the JSON they store (glossary.records writes them from validated documents).
 

@@ -18,7 +18,7 @@ word costs. The total is counted up to `COUNT_LIMIT` (`count_exact` says whether
 there are more); every page stays reachable. When nothing matches, the closest
 terms and aliases are offered instead (`fuzzy`), at most `FUZZY_LIMIT` of them.
 
-The indexes live in the live listing (glossary.listing; glossary.models.Listing)
+The indexes live in the live listing (glossary.listing_index; glossary.models.Listing)
 and are kept when a version goes live or is withdrawn (glossary.publishing calls
 `index_live` and `unindex`; `reindex_all` rebuilds them, `manage.py rerender`
 runs it):
@@ -49,7 +49,7 @@ from typing import Any, Literal, overload
 from django.db import connection
 from rapidfuzz import fuzz
 
-from glossary import document, listing, selectors
+from glossary import document, listing_index, selectors
 from glossary.models import EntryVersion
 
 MAX_QUERY_LENGTH = 200
@@ -563,15 +563,15 @@ def index_live(version: EntryVersion, doc: document.EntryDocument | None = None)
     fields = doc.search_fields()
     parts = [fields[f] for f in ("term", "aliases", "summary", "body", "quotes")]
     if connection.vendor == "postgresql":
-        listing.index_live(version, doc, words=(_VECTORS, parts))
-    elif listing.index_live(version, doc) and connection.vendor == "sqlite":
+        listing_index.index_live(version, doc, words=(_VECTORS, parts))
+    elif listing_index.index_live(version, doc) and connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             _sqlite_index(cursor, version.pk, fields, doc.search_names().split("\n"))
 
 
 def unindex(version: EntryVersion) -> None:
     """Delist and forget `version`, no longer live (withdrawn, or replaced by a newer one)."""
-    listing.unindex(version)
+    listing_index.unindex(version)
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             _sqlite_unindex(cursor, [version.pk])
@@ -579,7 +579,7 @@ def unindex(version: EntryVersion) -> None:
 
 def reindex_all() -> int:
     """Rebuild the listing and the indexes from the live versions; how many were indexed."""
-    listing.clear()
+    listing_index.clear()
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             cursor.execute("DELETE FROM glossary_search")

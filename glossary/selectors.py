@@ -249,7 +249,7 @@ def public_organisations() -> QuerySet[PublicRecord]:
 
 def public_tags() -> QuerySet[PublicRecord]:
     """Tags live versions carry, each with how many live entries carry it (kept at publish:
-    glossary.listing, not counted per tag)."""
+    glossary.listing_index, not counted per tag)."""
     counts = ListingCount.objects.filter(
         kind=PublicRecord.Kind.TAG, object_id=OuterRef("object_id")
     )
@@ -258,7 +258,7 @@ def public_tags() -> QuerySet[PublicRecord]:
     )
 
 
-# --- The live listing (glossary.listing) ----------------------------------------------------
+# --- The live listing (glossary.listing_index) ----------------------------------------------------
 #
 # Public lists read a page of listing rows from an index. Written as SQL: compiling an
 # ORM query costs as much as running one of these (0.3 ms), and a list page runs a few.
@@ -324,7 +324,7 @@ def _show_listed(show: int, columns: str, *, offset: int, limit: int) -> list[tu
     )
 
 
-# The columns a list may read (list rows are rendered at publish: glossary.list_rows).
+# The columns a list may read (list rows are rendered at publish: glossary.listing_rows).
 LISTING_COLUMNS = frozenset(
     {
         "l.version_id",
@@ -579,7 +579,7 @@ def listed_naming(
     limit: int,
     known: int | None = None,
 ) -> list[tuple[Any, ...]]:
-    """`limit` live listings naming one object (glossary.listing), A–Z, after `offset`
+    """`limit` live listings naming one object (glossary.listing_index), A–Z, after `offset`
     (`known`: how many name it, kept at publish), read in order from the names' index.
 
     `columns` are the listing's (`l.…`: each name row's listing is joined) or the name
@@ -1186,7 +1186,7 @@ def public_record_listing(
 
 def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
     """The public record at an address (`public_record`, in one statement), and how many
-    live listings name it (kept at publish: glossary.listing)."""
+    live listings name it (kept at publish: glossary.listing_index)."""
     show = _this_show() if kind == PublicRecord.Kind.TAG else None
     # On a show's site, its own listings naming the object are counted (not kept).
     named = (
@@ -1214,7 +1214,7 @@ class ObjectPage(NamedTuple):
     (`public_record_and_episodes`)."""
 
     record: Record
-    # How many live listings name it (kept at publish: glossary.listing).
+    # How many live listings name it (kept at publish: glossary.listing_index).
     entries: int
     # The first episodes naming it, as their links' facts, and how many there are.
     episodes: list[dict[str, Any]]

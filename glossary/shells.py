@@ -4,7 +4,7 @@ The template engine costs more than everything else a list page does per request
 (bench/README.md). A page's template is rendered once with a placeholder for each
 value that changes (`slots`), split around them, and each request joins the static
 parts with its values: HTML the view built from rows rendered at publish
-(glossary.list_rows) and values it escaped itself. Slot variables are used plainly
+(glossary.listing_rows) and values it escaped itself. Slot variables are used plainly
 in the templates (no filters, no tests but "is it there"), so the placeholder stands
 where the value will.
 

@@ -6,8 +6,8 @@ page of every section: `/sitemap-<section>.xml`, then `?p=2`, `?p=3`... with
 written without the template engine (`sitemap_section`: 500 addresses through
 Django's template cost 25 times the page's query). Entries carry `lastmod` =
 their last significant change; each entry's `<url>` is written at publish
-(glossary.list_rows) and a page of them is read from the live listing's A–Z
-index (glossary.listing), counted from the kept total. Absolute addresses come
+(glossary.listing_rows) and a page of them is read from the live listing's A–Z
+index (glossary.listing_index), counted from the kept total. Absolute addresses come
 from settings.SITE_URL, whatever host the request came to.
 """
 

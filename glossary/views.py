@@ -5,7 +5,7 @@ read only through their live version. Episodes, people, organisations and tags
 have their own pages (glossary.reference_views). Every page issues a fixed
 number of queries, whatever the size of the glossary, and reads only the rows it
 shows: the index, a letter and search read their rows, rendered at publish
-(glossary.list_rows), from the live listing's indexes (glossary.listing), and
+(glossary.listing_rows), from the live listing's indexes (glossary.listing_index), and
 fill a page shell rendered once per process (glossary.shells) instead of running
 the template engine.
 """
@@ -27,7 +27,7 @@ from django.views.decorators.http import require_safe
 from glossary import selectors
 from glossary.api import openapi_document
 from glossary.cache import public_page
-from glossary.listing import GROUPS
+from glossary.listing_index import GROUPS
 from glossary.models import EntryRedirect
 from glossary.pagination import (
     PAGE_PARAM,
@@ -98,7 +98,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
     One statement whatever the glossary's size: the letters' counts (kept at publish),
     the recently updated entries and the page's rows from the A–Z index
-    (glossary.listing, `selectors.a_to_z_page`).
+    (glossary.listing_index, `selectors.a_to_z_page`).
     """
     # The page's rows are read with the counts; whether it is a page at all is answered
     # once the counts are in, with a 404 that says which pages there are.

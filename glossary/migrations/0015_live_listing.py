@@ -57,7 +57,7 @@ class Migration(migrations.Migration):
                 ('initial', models.PositiveSmallIntegerField()),
                 ('sort_key', models.CharField(max_length=200)),
                 ('term', models.CharField(max_length=200)),
-                ('part', models.TextField(blank=True, help_text="What the object's page shows of the version (JSON; glossary.list_rows): a person's quotes, an episode's moments, an organisation's disclosures.")),
+                ('part', models.TextField(blank=True, help_text="What the object's page shows of the version (JSON; glossary.listing_rows): a person's quotes, an episode's moments, an organisation's disclosures.")),
             ],
         ),
         migrations.RemoveField(

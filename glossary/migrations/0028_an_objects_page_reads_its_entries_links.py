@@ -1,7 +1,7 @@
 # A person's, episode's or organisation's page listed its entries by joining each name row
 # to its listing for a term and a slug, then escaping both: a fifth of the person page's
 # statement and a hundred escapes a request (bench/README.md). Each name row now carries
-# the entry's link as the page lists it, rendered at publish (glossary.list_rows); here it
+# the entry's link as the page lists it, rendered at publish (glossary.listing_rows); here it
 # is written for the rows already kept, from their listings, as list_rows writes it.
 
 from django.db import migrations, models
@@ -46,7 +46,7 @@ class Migration(migrations.Migration):
             field=models.TextField(
                 blank=True,
                 help_text="The version as the object's page lists it, a link in a list item "
-                "(glossary.list_rows): the page reads it as it is, not the listing's term and "
+                "(glossary.listing_rows): the page reads it as it is, not the listing's term and "
                 "slug.",
             ),
         ),

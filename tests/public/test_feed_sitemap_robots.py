@@ -90,7 +90,7 @@ def test_the_sitemap_is_an_index_of_every_section_page(client, make_entry, setti
             live_version=save_version(entry), status=Entry.Status.PUBLISHED
         )
     # Made live without publishing, as if before the live listing existed: the re-render every
-    # deploy runs lists them (lists read the listing, glossary.listing).
+    # deploy runs lists them (lists read the listing, glossary.listing_index).
     publishing.rerender_all()
     publishing.publish(make_entry("Zebra", slug="zebra"))
     index = ET.fromstring(client.get("/sitemap.xml").content)  # noqa: S314

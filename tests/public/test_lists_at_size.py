@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 
 from glossary import document, publishing
-from glossary.listing import GROUPS, a_to_z
+from glossary.listing_index import GROUPS, a_to_z
 from glossary.models import (
     Entry,
     EntryVersion,

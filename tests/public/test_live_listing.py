@@ -1,6 +1,6 @@
 """The live listing: list rows rendered at publish, kept with every publish and withdrawal.
 
-Every public list reads rows written when a version was rendered (glossary.list_rows),
+Every public list reads rows written when a version was rendered (glossary.listing_rows),
 and only joined to a live version (glossary.selectors): a withdrawn entry leaves every
 list at once, a correction published with another entry reaches every row showing it,
 and the counts the pages show are kept exactly.
@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from django.db import IntegrityError, connection, transaction
 
-from glossary import document, listing, publishing, selectors
+from glossary import document, listing_index, publishing, selectors
 from glossary.models import (
     Appearance,
     Disclosure,
@@ -108,7 +108,7 @@ def recounted() -> Counter[tuple[str, int]]:
     for version in selectors.live_versions():
         doc = document.load(version.data)
         counts[(ListingCount.TOTAL, 0)] += 1
-        counts[(ListingCount.LETTER, listing.a_to_z(doc.term)[0])] += 1
+        counts[(ListingCount.LETTER, listing_index.a_to_z(doc.term)[0])] += 1
         refs = document.referenced(doc)
         for kind, ids in (
             ("episode", refs.episodes),
@@ -221,8 +221,8 @@ def test_listing_a_version_twice_counts_it_once(make_entry, named):
     publishing.publish(entry)
     version = Entry.objects.get(pk=entry.pk).live_version
     assert version is not None
-    assert not listing.index_live(version, document.load(version.data))
-    assert listing.unindex(version) and not listing.unindex(version)
+    assert not listing_index.index_live(version, document.load(version.data))
+    assert listing_index.unindex(version) and not listing_index.unindex(version)
     assert kept_counts()[(ListingCount.TOTAL, 0)] == 0
 
 

@@ -13,7 +13,7 @@ EXPECTED = {
     # letters' counts (kept at publish) with the recently updated, then the page's rows
     "home": 1,
     # record (with how many entries name it, kept at publish), the first page of its
-    # entries with each one's moments from the episode (glossary.list_rows) and the
+    # entries with each one's moments from the episode (glossary.listing_rows) and the
     # records it names (show, organisations, people), one statement. A later page reads
     # its entries on its own.
     "episode": 1,

@@ -38,7 +38,7 @@ class Command(DatabaseCommand):
         "then vacuum and analyse the tables it rewrote, so the site is served at full speed "
         "at once. Every deploy runs it after migrating (docker/release.sh); run it by hand "
         "after changing the entry page's or the lists' templates, glossary/entry_page.py or "
-        "glossary/list_rows.py. It also drops the public page cache. Published content does "
+        "glossary/listing_rows.py. It also drops the public page cache. Published content does "
         "not change."
     )
 

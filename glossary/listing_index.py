@@ -3,7 +3,7 @@
 A list page must not sort, count or render every live entry per request
 (bench/README.md: 54 ms for the index at 10,000 entries). So each live version
 has a `Listing` row with its A–Z keys (and, rendered with its page, its rows:
-glossary.list_rows), a `ListingName` row for each person, episode,
+glossary.listing_rows), a `ListingName` row for each person, episode,
 organisation and tag it names (so an object's page reads one page of its
 entries from an index), and `ListingCount` keeps how many listed versions start
 with each letter and name each object, changed by one as versions come and go.
@@ -17,7 +17,7 @@ calls whenever a version goes live, is replaced or is withdrawn):
   INSERT ... ON CONFLICT DO NOTHING, its row count saying which), so counts
   move exactly once per version whatever calls it twice;
 - `write_names(...)`: its names, with what each object's page shows of it, written
-  when its page is rendered (glossary.list_rows);
+  when its page is rendered (glossary.listing_rows);
 - `unindex(version)`: delist a withdrawn or replaced version, its names and its
   counts (moved back by what its document names, as they were moved);
 - `clear()`: forget every row before `reindex_all` lists every live version again.
@@ -128,7 +128,7 @@ def index_live(
         cursor.execute(f"{sql} ON CONFLICT (version_id) DO NOTHING", values)
         if cursor.rowcount != 1:
             return False
-    # The names are written with the rows, when the page is rendered (glossary.list_rows).
+    # The names are written with the rows, when the page is rendered (glossary.listing_rows).
     _change_counts([(LETTER, initial), *named(doc)], +1)
     return True
 

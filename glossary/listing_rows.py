@@ -6,7 +6,7 @@
 that changed, `manage.py rerender`) renders these too,
 from the same published document and approved facts (glossary.records), never
 from the working copy. They are written to the version's `Listing` row
-(glossary.listing), which exists while the version is live; list pages join them
+(glossary.listing_index), which exists while the version is live; list pages join them
 instead of validating documents and running the template engine per row:
 
 - `row_html`: its row in the A–Z index, on a tag's page and in search results;
@@ -37,7 +37,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from django.utils.xmlutils import SimplerXMLGenerator
 
-from glossary import api, listing, search
+from glossary import api, listing_index, search
 from glossary.document import EntryDocument, Facts
 from glossary.entry_page import Moment, disclosure_text
 from glossary.models import Entry, EntryVersion, Listing
@@ -66,7 +66,7 @@ def render_many(items: Sequence[tuple[EntryVersion, Entry, EntryDocument, Facts]
         for version in missing:
             search.index_live(version)
         Listing.objects.bulk_update([row for row in rows if row.pk not in listed], list(_ROWS))
-    listing.write_names(
+    listing_index.write_names(
         [
             (
                 version.pk,
