@@ -59,7 +59,7 @@ from glossary.models import (
     Sponsorship,
 )
 from glossary.timestamps import format_timestamp
-from glossary.transcripts.verify import Outcome
+from glossary.transcripts.quote_verification import Outcome
 
 
 @dataclass(frozen=True)

@@ -268,7 +268,7 @@ class QuoteCheckRun(models.Model):
 
     The task (editorial.tasks.verify_all_quotes) claims the run, then adds to `done`
     and `counts` after each batch of episodes, so its progress can be watched in the
-    admin while it runs (editorial.quote_checks).
+    admin while it runs (editorial.quote_verification_runs).
     """
 
     class State(models.TextChoices):

@@ -28,7 +28,14 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from editorial import archive, podcast_feed_import, notify, presence, quote_checks, scheduling
+from editorial import (
+    archive,
+    notify,
+    podcast_feed_import,
+    presence,
+    quote_verification_runs,
+    scheduling,
+)
 from editorial.linkcheck import service, state
 from editorial.sourcetext import service as sourcetext
 
@@ -154,7 +161,7 @@ def archive_due() -> dict[str, int]:
 @shared_task(acks_late=True, autoretry_for=RETRY_ON, retry_backoff=True, max_retries=3)
 def verify_all_quotes(run_id: int) -> dict[str, int]:
     """Check every quote against the transcripts, recording progress on the run."""
-    return quote_checks.run(run_id)
+    return quote_verification_runs.run(run_id)
 
 
 # Messages the mail server refused for a passing reason are tried again this many times,

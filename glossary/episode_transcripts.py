@@ -29,7 +29,13 @@ from glossary.models import (
 )
 from glossary.transcripts.parse import Segment, TranscriptFormat
 from glossary.transcripts.parse import Transcript as ParsedTranscript
-from glossary.transcripts.verify import Outcome, Verdict, passage_around, quoted_phrases, verify
+from glossary.transcripts.quote_verification import (
+    Outcome,
+    Verdict,
+    passage_around,
+    quoted_phrases,
+    verify,
+)
 
 # How much of the transcript a reader can open around a quote: from the segment being
 # spoken at the quote's time to this many seconds past its matched passage.

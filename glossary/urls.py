@@ -3,8 +3,8 @@ from django.urls import URLPattern, URLResolver, include, path, register_convert
 from django.views.generic import RedirectView
 
 from glossary import api, podcasting, reference_views, views
-from glossary.cache import public_page
 from glossary.atom_feed import entry_feed
+from glossary.cache import public_page
 from glossary.sitemaps import sitemap_index, sitemap_section
 from glossary.topics import TopicSlugConverter
 

@@ -1,4 +1,5 @@
-"""The bulk check (editorial.quote_checks.run, the body of the Celery task) against a database.
+"""The bulk check (editorial.quote_verification_runs.run, the body of the Celery task)
+against a database.
 
     .venv/bin/python bench/transcripts/bulk.py                   # 50 episodes x 100 quotes
     .venv/bin/python bench/transcripts/bulk.py --episodes 500    # the issue's 50,000 quotes
@@ -50,12 +51,12 @@ def main() -> int:
     django.setup()
     from django.core.management import call_command
 
-    from editorial import quote_checks
+    from editorial import quote_verification_runs
     from editorial.models import QuoteCheckRun
     from glossary.models import Entry, Episode, Person, Quote, Show
     from glossary.transcript_imports import import_transcript
     from glossary.transcripts.parse import parse_transcript
-    from glossary.transcripts.verify import verify
+    from glossary.transcripts.quote_verification import verify
 
     call_command("migrate", verbosity=0)
     cues = generate.transcript(20_000)
@@ -83,7 +84,7 @@ def main() -> int:
 
     run = QuoteCheckRun.objects.create()
     started = time.perf_counter()
-    counts = quote_checks.run(run.pk)
+    counts = quote_verification_runs.run(run.pk)
     bulk = time.perf_counter() - started
 
     started = time.perf_counter()

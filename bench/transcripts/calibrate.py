@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # type: ignore[import-not-found]  # noqa: E402
 
 from glossary.transcripts.parse import Segment, Transcript, TranscriptFormat  # noqa: E402
-from glossary.transcripts.verify import find, normalise  # noqa: E402
+from glossary.transcripts.quote_verification import find, normalise  # noqa: E402
 
 _PROSE = re.compile(r"^[A-Z][A-Za-z ,.'()-]+$")
 

@@ -40,7 +40,7 @@ import generate  # type: ignore[import-not-found]  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
 from glossary.transcripts.parse import parse_transcript  # noqa: E402
-from glossary.transcripts.verify import Outcome, normalise, verify  # noqa: E402
+from glossary.transcripts.quote_verification import Outcome, normalise, verify  # noqa: E402
 
 LIMIT_SECONDS = 1.0
 EPISODES, QUOTES_TOTAL = 500, 50_000

@@ -20,7 +20,7 @@ from editorial.admin.assignments import AssignmentAdmin
 from editorial.admin.entries import EntryAdmin
 from editorial.admin.history import EntryVersionAdmin, WorkflowEventAdmin
 from editorial.admin.notifications import NotificationAdmin, NotificationPreferenceAdmin
-from editorial.admin.quotes import QuoteCheckRunAdmin
+from editorial.admin.quote_verdicts import QuoteCheckRunAdmin
 from editorial.admin.reference import (
     EpisodeAdmin,
     OrganisationAdmin,

@@ -38,7 +38,7 @@ from editorial.admin.forms import (
 )
 from editorial.admin.gates import gate_panel, viewed_by, viewer
 from editorial.admin.presence import panel_context as presence_context
-from editorial.admin.quotes import (
+from editorial.admin.quote_verdicts import (
     QuoteForm,
     checks_by_quote,
     quote_checks_shared,

@@ -36,7 +36,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from editorial import newsroom
-from editorial.admin.quotes import entry_quote_checks
+from editorial.admin.quote_verdicts import entry_quote_checks
 from editorial.gates import GateResult, blocking_failures, run_gates, warnings
 from editorial.models import InterestDisclosureWaiver, ScheduledAction
 from editorial.permissions import Action, Role, acting_user, can, require

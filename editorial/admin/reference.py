@@ -29,7 +29,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 from taggit.models import Tag, TaggedItem
 
-from editorial import podcast_feed_import, newsroom, transcripts
+from editorial import newsroom, podcast_feed_import, transcripts
 from editorial.admin.base import CheckedAutocompletes, DeskModelAdmin, ShowScoped
 from editorial.models import ShowMembership
 from editorial.permissions import Action, acting_user, can, user_shows
@@ -183,7 +183,8 @@ class ShowAdmin(ShowScoped, ReferenceAdmin):
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         # Whoever points the show at a feed answers for what the scheduled refresh brings
-        # from it (editorial.podcast_feed_import.refresh_show), so they cannot approve it themselves.
+        # from it (editorial.podcast_feed_import.refresh_show), so they cannot approve it
+        # themselves.
         if "feed_url" in form.changed_data:
             obj.feed_url_set_by = acting_user(request) if obj.feed_url else None
         super().save_model(request, obj, form, change)
@@ -203,7 +204,9 @@ class ShowAdmin(ShowScoped, ReferenceAdmin):
                 continue
             try:
                 result = podcast_feed_import.import_feed(
-                    show, show.feed_url, user=podcast_feed_import.credited_for(show, acting_user(request))
+                    show,
+                    show.feed_url,
+                    user=podcast_feed_import.credited_for(show, acting_user(request)),
                 )
             except Exception as exc:  # noqa: BLE001  (said and kept on the show, never a 500)
                 message = podcast_feed_import.record_failure(show, exc)
@@ -318,8 +321,8 @@ class EpisodeAdmin(ShowScoped, ReferenceAdmin):
     @admin.action(description="Fetch the transcript named in the feed", permissions=["change"])
     def fetch_feed_transcript(self, request: HttpRequest, queryset: QuerySet[Episode]) -> None:
         """Import each selected episode's `podcast:transcript` through the link checker's
-        guard, credited to whoever set the show's feed URL (podcast_feed_import.credited_for); a failure
-        leaves that episode's transcript as it was and names why."""
+        guard, credited to whoever set the show's feed URL (podcast_feed_import.credited_for); a
+        failure leaves that episode's transcript as it was and names why."""
         clicker = acting_user(request)
         episodes = queryset.select_related("show__feed_url_set_by")
         for episode in episodes.order_by("season", "number"):

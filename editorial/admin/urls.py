@@ -23,7 +23,7 @@ from editorial.admin.presence import (
     refused_list_view,
     refused_view,
 )
-from editorial.admin.quotes import move_quote
+from editorial.admin.quote_verdicts import move_quote
 from editorial.admin.twofactor import overview_view, setup_view, verify_view
 from editorial.notify_views import preferences
 

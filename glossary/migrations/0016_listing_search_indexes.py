@@ -6,7 +6,7 @@
 # cost an index update on every saved version. SQLite keeps its FTS5 tables (0012).
 # Not in the model's Meta, so SQLite never sees a GIN index.
 #
-# The listing's rows are rendered again whenever a page showing them is (list_rows): room
+# The listing's rows are rendered again whenever a page showing them is (listing_rows): room
 # left on each page lets PostgreSQL rewrite a row where it is (a HOT update) without
 # touching any index.
 

@@ -9,6 +9,6 @@ The callers (import commands, the admin, publish checks) fetch, store and show.
   `verify.suggest`, `verify.passage_around`, `verify.quoted_phrases`, `verify.find`.
 - `chapters.chapters_json`, `chapters.soundbites`: Podcasting 2.0 output.
 
-Import from the modules (`from glossary.transcripts.verify import verify`); the package
-re-exports nothing, so `glossary.transcripts.verify` always names the module.
+Import from the modules (`from glossary.transcripts.quote_verification import verify`); the package
+re-exports nothing, so `glossary.transcripts.quote_verification` always names the module.
 """

@@ -310,7 +310,7 @@ def test_any_failure_of_an_import_is_kept_on_the_show_by_the_admin_and_the_beat(
     def fault(*args: Any, **kwargs: Any) -> Any:
         raise OverflowError("int too large to convert to float")
 
-    monkeypatch.setattr(feeds, "apply_feed", fault)
+    monkeypatch.setattr(podcast_feed_import, "apply_feed", fault)
     Show.objects.filter(pk=show.pk).update(feed_warnings="kept from the last import")
     message = tasks.refresh_feed.delay(show.pk).get()
     show.refresh_from_db()

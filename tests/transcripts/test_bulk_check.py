@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.test import Client
 
-from editorial import quote_checks
+from editorial import quote_verification_runs
 from editorial.models import QuoteCheckRun
 from glossary.models import Quote
 
@@ -16,7 +16,7 @@ def test_a_run_checks_every_quote_and_phrase_and_records_its_counts(demo: Any) -
     Quote.objects.filter(start=1538).update(start=600)
     started = QuoteCheckRun.objects.create()
 
-    counts = quote_checks.run(started.pk)
+    counts = quote_verification_runs.run(started.pk)
 
     started.refresh_from_db()
     assert counts == {"match": 3, "elsewhere": 1}
@@ -33,13 +33,13 @@ def test_a_run_checks_every_quote_and_phrase_and_records_its_counts(demo: Any) -
 
 def test_a_run_is_claimed_once(demo: Any) -> None:
     started = QuoteCheckRun.objects.create()
-    quote_checks.run(started.pk)
+    quote_verification_runs.run(started.pk)
 
-    assert quote_checks.run(started.pk) == {}  # already done: a redelivery does nothing
+    assert quote_verification_runs.run(started.pk) == {}  # already done: a redelivery does nothing
 
 
 def test_progress_is_written_after_each_batch_of_episodes(demo: Any, monkeypatch: Any) -> None:
-    monkeypatch.setattr(quote_checks, "BATCH_EPISODES", 1)
+    monkeypatch.setattr(quote_verification_runs, "BATCH_EPISODES", 1)
     seen: list[int] = []
     original = QuoteCheckRun.objects.filter
 
@@ -50,7 +50,7 @@ def test_progress_is_written_after_each_batch_of_episodes(demo: Any, monkeypatch
 
     started = QuoteCheckRun.objects.create()
     monkeypatch.setattr(QuoteCheckRun.objects, "filter", watch)
-    quote_checks.run(started.pk)
+    quote_verification_runs.run(started.pk)
 
     # Between the first episode's checks (three) and the second's (one), the row said 3.
     assert any(0 < done < 4 for done in seen), seen

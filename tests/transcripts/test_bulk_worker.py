@@ -15,7 +15,7 @@ import redis
 from django.conf import settings as django_settings
 
 from config.celery import app
-from editorial import quote_checks
+from editorial import quote_verification_runs
 from editorial.models import QuoteCheckRun
 from editorial.tasks import verify_all_quotes
 from glossary.demo_data import TRANSCRIPTS
@@ -127,4 +127,4 @@ def test_a_worker_checks_every_quote_and_the_run_shows_its_progress(
     assert (started.total, started.done) == (total, total)
     assert started.counts == {"match": total - wrong, "elsewhere": wrong}
     assert len(started.problems) == wrong
-    assert quote_checks.run(started.pk) == {}  # a redelivery finds it done
+    assert quote_verification_runs.run(started.pk) == {}  # a redelivery finds it done

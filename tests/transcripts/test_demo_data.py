@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 from glossary.demo_data import FEED, TRANSCRIPTS
-from glossary.transcripts.podcast_feed import Person, parse_feed
 from glossary.transcripts.parse import TranscriptFormat, parse_transcript
+from glossary.transcripts.podcast_feed import Person, parse_feed
 
 
 def test_every_demo_file_says_in_itself_that_it_is_demo_data():

@@ -14,8 +14,8 @@ from django.test import Client
 
 from glossary.models import Episode, Transcript, TranscriptSegment
 from glossary.transcript_imports import import_transcript
-from glossary.transcripts.podcast_feed import FeedError, parse_feed
 from glossary.transcripts.parse import TranscriptError, parse_transcript
+from glossary.transcripts.podcast_feed import FeedError, parse_feed
 from tests.transcripts.test_episode_admin import VTT as GOOD
 from tests.transcripts.test_episode_admin import form_data, url
 

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from glossary.transcripts import verify as verify_module
+from glossary.transcripts import quote_verification as verify_module
 from glossary.transcripts.parse import Segment, Transcript, TranscriptFormat
-from glossary.transcripts.verify import (
+from glossary.transcripts.quote_verification import (
     Outcome,
     find,
     normalise,

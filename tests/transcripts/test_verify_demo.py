@@ -6,7 +6,7 @@ import pytest
 
 from glossary.demo_data import TRANSCRIPTS
 from glossary.transcripts.parse import Transcript, parse_transcript
-from glossary.transcripts.verify import Outcome, find, quoted_phrases, suggest, verify
+from glossary.transcripts.quote_verification import Outcome, find, quoted_phrases, suggest, verify
 
 # As the seed publishes them: "Quotes lightly edited to remove filler words."
 QUOTE_44 = (

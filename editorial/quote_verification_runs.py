@@ -19,7 +19,7 @@ from django.utils import timezone
 from editorial.models import QuoteCheckRun
 from glossary.episode_transcripts import check_parts, load_transcripts
 from glossary.models import EpisodeReference, Quote
-from glossary.transcripts.verify import Outcome, quoted_phrases
+from glossary.transcripts.quote_verification import Outcome, quoted_phrases
 
 # Episodes checked between two progress updates.
 BATCH_EPISODES = 20

@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from editorial import quote_checks
+from editorial import quote_verification_runs
 from editorial.admin.base import DeskModelAdmin
 from editorial.models import QuoteCheckRun
 from editorial.permissions import Action, acting_user, can, require
@@ -40,7 +40,7 @@ from glossary.episode_transcripts import (
 )
 from glossary.models import Appearance, Entry, Episode, Person, Quote
 from glossary.timestamps import format_timestamp
-from glossary.transcripts.verify import Outcome, speaker_agrees, suggest
+from glossary.transcripts.quote_verification import Outcome, speaker_agrees, suggest
 
 # The entry page checks its quotes against the transcripts for two things: the verdict
 # beside each quote and the publish checks' panel. Within one page they share one check.
@@ -299,7 +299,9 @@ class QuoteCheckRunAdmin(DeskModelAdmin[QuoteCheckRun]):
             raise PermissionDenied("You do not have permission to edit entries.")
         listing = reverse("admin:editorial_quotecheckrun_changelist")
         if request.method == "POST":
-            started = quote_checks.start(acting_user(request), enqueue=verify_all_quotes.delay)
+            started = quote_verification_runs.start(
+                acting_user(request), enqueue=verify_all_quotes.delay
+            )
             messages.success(
                 request, "Queued: every quote is being checked against the transcripts."
             )
