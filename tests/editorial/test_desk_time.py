@@ -25,8 +25,8 @@ from django.utils.formats import date_format
 from editorial import newsroom, notify, preview, scheduling, workflow
 from editorial.models import ScheduledAction, ShareLink
 from glossary.models import Entry, Listing, PublicRecord
-from tests.integrity.desk import edit_entry
 from tests.personas import client_for, reviewed
+from tests.visibility.desk import edit_entry
 
 LABEL = "Times are in America/New_York (EST)"
 # 08:27 in New York: the scheduled publish, "08:27 EST" in one place and

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from editorial import workflow
 from glossary.models import Entry
-from tests.integrity.desk import edit_entry
+from tests.visibility.desk import edit_entry
 
 # Winter in New York: EST, UTC-5.
 DUE_LOCAL = "2026-12-01 09:00"

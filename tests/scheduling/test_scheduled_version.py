@@ -14,8 +14,8 @@ from django.urls import reverse
 from editorial import scheduling, workflow
 from editorial.models import ScheduledAction
 from glossary.models import Entry
-from tests.integrity.desk import edit_entry
 from tests.personas import client_for
+from tests.visibility.desk import edit_entry
 from tests.workflow.formdata import form_data
 
 from .conftest import BEFORE, DUE_UTC

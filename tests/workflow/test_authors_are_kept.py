@@ -31,8 +31,8 @@ from editorial import workflow
 from glossary import publishing
 from glossary.models import Citation, Entry, Quote, Show, Source
 from glossary.transcript_imports import import_transcript
-from tests.integrity.desk import edit_entry, edit_object
 from tests.personas import client_for
+from tests.visibility.desk import edit_entry, edit_object
 from tests.workflow.formdata import form_data
 
 pytestmark = pytest.mark.django_db

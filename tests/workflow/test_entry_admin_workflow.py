@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from editorial import workflow
 from editorial.models import WorkflowEvent
 from glossary.models import Citation, Entry, Quote
-from tests.integrity.desk import edit_entry
 from tests.personas import client_for, reviewed
+from tests.visibility.desk import edit_entry
 from tests.workflow.formdata import form_data
 
 

@@ -23,7 +23,7 @@ from editorial import workflow
 from glossary import publishing
 from glossary.models import Entry, EntryVersion, Episode, Person, PublicRecord, Show
 from tests.exchange.test_import_errors import empty_content, run_import, write
-from tests.integrity.desk import edit_object
+from tests.visibility.desk import edit_object
 
 pytestmark = pytest.mark.django_db
 

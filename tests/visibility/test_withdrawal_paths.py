@@ -22,8 +22,8 @@ from django.urls import reverse
 from glossary import publishing, selectors
 from glossary.models import Entry, EntryVersion, Listing
 from tests.concurrency import backends_waiting_on_a_lock, in_thread, poll
-from tests.integrity.desk import edit_entry
 from tests.personas import client_for
+from tests.visibility.desk import edit_entry
 
 
 @pytest.mark.django_db

@@ -9,8 +9,8 @@ from django.urls import reverse
 from editorial import workflow
 from glossary import publishing
 from glossary.models import Appearance, Entry, Episode, Organisation, Person
-from tests.integrity.desk import edit_entry, edit_object, jsonld, public_fingerprint, publish
 from tests.personas import client_for
+from tests.visibility.desk import edit_entry, edit_object, jsonld, public_fingerprint, publish
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from taggit.models import Tag
 from editorial import workflow
 from editorial.models import ShareLink, WorkflowEvent
 from glossary.models import Entry
-from tests.integrity.desk import public_fingerprint
 from tests.personas import client_for
+from tests.visibility.desk import public_fingerprint
 
 pytestmark = pytest.mark.django_db
 

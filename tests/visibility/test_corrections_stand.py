@@ -28,8 +28,8 @@ from glossary import publishing
 from glossary.models import Appearance, Entry, Episode, Person, PublicRecord, Show
 from glossary.publishing import save_version
 from tests.exchange.test_import_errors import empty_content, run_import, write
-from tests.integrity.desk import edit_object, publish
 from tests.personas import client_for
+from tests.visibility.desk import edit_object, publish
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from django.urls import reverse
 from editorial import workflow
 from glossary import publishing
 from glossary.models import Entry, SeeAlso
-from tests.integrity.desk import edit_entry
 from tests.personas import client_for, reviewed
+from tests.visibility.desk import edit_entry
 
 pytestmark = pytest.mark.django_db
 

@@ -43,9 +43,9 @@ from glossary import cache as public_cache
 from glossary import publishing
 from glossary.demo import load_demo
 from glossary.models import Appearance, Entry, Episode, Organisation, Person, PublicRecord, Source
-from tests.integrity.desk import edit_entry, edit_object, public_fingerprint
 from tests.personas import client_for, member
 from tests.redis_server import RedisServer
+from tests.visibility.desk import edit_entry, edit_object, public_fingerprint
 
 pytestmark = pytest.mark.django_db
 
