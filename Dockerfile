@@ -27,6 +27,8 @@ COPY manage.py pyproject.toml ./
 COPY config ./config
 COPY editorial ./editorial
 COPY glossary ./glossary
+# The demo app: INSTALLED_APPS names it (demo/__init__.py).
+COPY demo ./demo
 COPY templates ./templates
 COPY docker ./docker
 # Hashed, compressed static files baked into the image; WhiteNoise serves them.

@@ -46,7 +46,7 @@ $(BARE)/.installed: pyproject.toml
 install-check: $(BARE)/.installed
 	DJANGO_SETTINGS_MODULE=config.settings $(BARE)/bin/python -c 'import importlib, pkgutil, django; \
 	django.setup(); \
-	names = [m.name for p in ("config", "glossary", "editorial") \
+	names = [m.name for p in ("config", "glossary", "editorial", "demo") \
 	         for m in pkgutil.walk_packages(importlib.import_module(p).__path__, p + ".")]; \
 	[importlib.import_module(name) for name in names]; \
 	print(f"install-check: {len(names)} modules import with the declared dependencies alone")'
@@ -84,7 +84,7 @@ run: demo
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy config glossary editorial tests bench docker manage.py
+	$(BIN)/mypy config glossary editorial demo tests bench docker manage.py
 	$(BIN)/lint-imports
 
 format: $(VENV)/.installed

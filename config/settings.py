@@ -61,6 +61,8 @@ INSTALLED_APPS = [
     "django_otp.plugins.otp_static",
     "glossary",
     "editorial",
+    # What is not the product: the demo, the synthetic generator, the bench view (demo/).
+    "demo",
     # Registers the deploy checks (config/checks.py).
     "config.apps.ProjectConfig",
 ]

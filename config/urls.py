@@ -17,6 +17,8 @@ urlpatterns = [
     # Drafts and shared previews; never public pages, never cached (editorial.preview).
     path("preview/", include("editorial.preview")),
     path("", include("glossary.urls")),
+    # The benchmarks' trivial view, routed only when BENCH_TRIVIAL_VIEW (demo.urls).
+    path("", include("demo.urls")),
 ]
 
 # A lost database met in a middleware (before any view) answers 503, as in a view.

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.urls import URLPattern, URLResolver, include, path, register_converter
 from django.views.generic import RedirectView
 
@@ -54,7 +53,3 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/openapi.json", api.openapi, name="api-openapi"),
     path("api/v1/", include(api.url_patterns())),
 ]
-
-if settings.BENCH_TRIVIAL_VIEW:
-    # Benchmarks only (bench/web): never enabled in production.
-    urlpatterns.append(path("bench/trivial/", views.bench_trivial, name="bench-trivial"))

@@ -117,7 +117,7 @@ def _fresh_cache() -> None:
 
 @pytest.fixture
 def demo(db: Any) -> dict[str, int]:
-    from glossary.demo import load_demo
+    from demo.content import load_demo
 
     return load_demo()
 

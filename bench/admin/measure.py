@@ -27,7 +27,7 @@ from django.db.models import Count  # noqa: E402
 from django.test import Client  # noqa: E402
 from taggit.models import Tag  # noqa: E402
 
-from editorial import generate  # noqa: E402
+from demo import generate  # noqa: E402
 from glossary.models import Entry  # noqa: E402
 
 

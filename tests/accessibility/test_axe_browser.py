@@ -14,7 +14,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 
-from glossary.demo import load_demo
+from demo.content import load_demo
 from glossary.models import Entry, Source
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -5,8 +5,8 @@ import io
 from django.core.management import call_command
 from django.test import Client
 
+from demo.content import load_demo
 from editorial.models import Assignment
-from glossary.demo import load_demo
 from glossary.models import Entry
 
 

@@ -3,9 +3,9 @@ the editor resolves it, and the public page never shows a word of it."""
 
 import pytest
 
+from demo.content import load_demo
 from editorial.models import Comment
 from editorial.permissions import Role
-from glossary.demo import load_demo
 from glossary.models import Entry
 from tests.browser import ARTIFACTS
 from tests.personas import member

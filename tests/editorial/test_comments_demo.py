@@ -5,9 +5,9 @@ import io
 
 from django.core.management import call_command
 
+from demo.content import load_demo
 from editorial import comments, gates
 from editorial.models import Comment, Notification
-from glossary.demo import load_demo
 from glossary.models import Entry
 
 

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import User
 
-from glossary.demo import load_demo
+from demo.content import load_demo
 from glossary.models import Entry, Quote
 from tests.browser import ARTIFACTS
 

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.db.models import Count
 
-from editorial import generate
+from demo import generate
 from editorial.models import WorkflowEvent
 from glossary import reference_views
 from glossary.models import (

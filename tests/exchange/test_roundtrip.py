@@ -149,7 +149,7 @@ def people() -> list[tuple[Any, ...]]:
 
 def build_site(editor: User, second_editor: User, writer: User) -> None:
     """The demo, plus history: a withdrawn entry, a scheduled action, a waiver, checks."""
-    from glossary.demo import load_demo
+    from demo.content import load_demo
 
     load_demo()
     source = Source.objects.first()

@@ -99,7 +99,7 @@ def test_the_show_action_imports_from_its_feed_url_credited_to_the_user(
     demo, editor, feed_server, allow_loopback
 ):
     show = Show.objects.get(slug="demo-show")
-    from glossary.demo import DEMO_FEED
+    from demo.content import DEMO_FEED
 
     retitled = DEMO_FEED.read_bytes().replace(
         b"Every Layer at Once: Where Chip Gains Come From", b"Every Layer, Retitled"
@@ -133,7 +133,7 @@ def test_beat_refreshes_only_shows_with_a_feed_url_as_the_system_user(
     # The demo show has no feed URL: nothing is fetched.
     assert tasks.refresh_feeds.delay().get() == 0
     assert feed_server.requests == []
-    from glossary.demo import DEMO_FEED
+    from demo.content import DEMO_FEED
 
     feed_server.pages["/feed.xml"] = (
         200,
@@ -163,7 +163,7 @@ def test_whoever_sets_the_feed_url_cannot_approve_what_the_scheduled_refresh_bri
 ):
     """Choosing the feed is choosing its words: an editor who points the show at a feed
     they control, waits for the scheduled refresh, and publishes, is refused."""
-    from glossary.demo import DEMO_FEED
+    from demo.content import DEMO_FEED
     from tests.workflow.formdata import form_data
 
     feed_server.pages["/feed.xml"] = (
@@ -216,7 +216,7 @@ def test_clearing_the_feed_url_forgets_who_set_it(demo, editor):
 def test_an_import_someone_else_runs_is_still_credited_to_whoever_set_the_feed_url(
     demo, editor, second_editor, writer, feed_server, allow_loopback
 ):
-    from glossary.demo import DEMO_FEED
+    from demo.content import DEMO_FEED
 
     feed_server.pages["/feed.xml"] = (
         200,

@@ -14,8 +14,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from demo.content import DEMO_FEED
 from glossary import episode_feed, publishing
-from glossary.demo import DEMO_FEED
 from glossary.models import Appearance, Entry, EntryVersion, Episode, Person, Quote, Show
 from glossary.transcripts.podcast_feed import parse_feed
 from tests.feeds.feeds import feed, item

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from glossary.demo import load_demo
+from demo.content import load_demo
 from glossary.models import Entry, EntryVersion, Episode, Quote, Source
 
 SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_f28e23b7ec49cb0e.txt"

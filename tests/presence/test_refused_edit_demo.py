@@ -5,9 +5,9 @@ import io
 from django.core.management import call_command
 from django.test import Client
 
+from demo.content import load_demo
 from editorial import refused
 from editorial.models import RefusedEdit
-from glossary.demo import load_demo
 from glossary.models import Entry
 
 

@@ -3,9 +3,9 @@ is refused and kept, and they take their field back into the draft from the kept
 
 import pytest
 
+from demo.content import load_demo
 from editorial.models import EditingPresence, RefusedEdit, WorkflowEvent
 from editorial.permissions import Role
-from glossary.demo import load_demo
 from glossary.models import Entry
 from tests.accessibility.test_axe_browser import serious_violations
 from tests.browser import ARTIFACTS

@@ -51,7 +51,7 @@ def visit(page: Any, url: str) -> list[str]:
 def test_public_pages_and_the_admin_run_under_the_policy_without_violations(
     live_server: Any, page: Any, superuser: User
 ) -> None:
-    from glossary.demo import load_demo
+    from demo.content import load_demo
 
     load_demo()
     entry = Entry.objects.published().first()

@@ -2,7 +2,7 @@
 
 from django.test import RequestFactory
 
-from glossary import views
+from demo import views
 
 
 def test_the_trivial_view_answers_a_fixed_20_kb_body():

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from glossary.demo import load_demo
+from demo.content import load_demo
 from tests.browser import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

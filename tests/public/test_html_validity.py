@@ -74,7 +74,6 @@ NOT_HTML = {
     "sitemap-section",
     "robots",
     "api-openapi",
-    "bench-trivial",
     "glossary-index",  # a redirect to the index ("home")
 }
 # Invalid on purpose: the quote figure as it was written before, its caption followed by

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_a_timestamp_gets_a_keyboard_play_button_and_one_labelled_player(
     live_server: Any, browser: Any, editor: Any, second_editor: Any
 ) -> None:
-    from glossary.demo import load_demo
+    from demo.content import load_demo
 
     load_demo()
     audio = f"{live_server.url}/static/glossary/no-such-episode.mp3"

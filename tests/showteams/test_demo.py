@@ -8,9 +8,9 @@ import io
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from demo.content import load_demo
 from editorial.models import ShowMembership
 from editorial.permissions import Action, can, show_roles
-from glossary.demo import load_demo
 from glossary.models import Entry, Show
 
 

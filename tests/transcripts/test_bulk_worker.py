@@ -15,10 +15,10 @@ import redis
 from django.conf import settings as django_settings
 
 from config.celery import app
+from demo.demo_data import TRANSCRIPTS
 from editorial import quote_verification_runs
 from editorial.models import QuoteCheckRun
 from editorial.tasks import verify_all_quotes
-from glossary.demo_data import TRANSCRIPTS
 from glossary.models import Entry, Episode, Person, Quote
 from glossary.transcript_imports import import_transcript
 from tests.linkcheck.test_worker import _database_url, wait_for

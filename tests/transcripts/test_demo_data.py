@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from glossary.demo_data import FEED, TRANSCRIPTS
+from demo.demo_data import FEED, TRANSCRIPTS
 from glossary.transcripts.parse import TranscriptFormat, parse_transcript
 from glossary.transcripts.podcast_feed import Person, parse_feed
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from demo.demo_data import TRANSCRIPTS
 from editorial.transcripts import TranscriptFetchError, fetch_transcript
-from glossary.demo_data import TRANSCRIPTS
 from glossary.models import Episode, Transcript
 
 FILES = {

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from glossary.demo_data import TRANSCRIPTS
+from demo.demo_data import TRANSCRIPTS
 from glossary.transcripts.parse import Transcript, parse_transcript
 from glossary.transcripts.quote_verification import Outcome, find, quoted_phrases, suggest, verify
 

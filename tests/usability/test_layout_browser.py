@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from glossary.demo import load_demo
+from demo.content import load_demo
 from glossary.models import Entry
 from tests.browser import ARTIFACTS
 

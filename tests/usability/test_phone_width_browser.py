@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from glossary.demo import load_demo
+from demo.content import load_demo
 from glossary.models import Entry
 from tests.browser import ARTIFACTS
 

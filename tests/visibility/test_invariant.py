@@ -37,11 +37,11 @@ from hypothesis.stateful import (
 )
 from taggit.models import Tag
 
+from demo.content import load_demo
 from editorial import workflow
 from editorial.permissions import Role, sync_roles
 from glossary import cache as public_cache
 from glossary import publishing
-from glossary.demo import load_demo
 from glossary.models import Appearance, Entry, Episode, Organisation, Person, PublicRecord, Source
 from tests.personas import client_for, member
 from tests.redis_server import RedisServer

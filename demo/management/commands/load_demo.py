@@ -1,6 +1,6 @@
 from typing import Any
 
-from glossary.demo import load_demo
+from demo.content import load_demo
 from glossary.management.database import DatabaseCommand
 
 

@@ -1,4 +1,4 @@
-"""`manage.py generate_glossary --entries N [--seed S] [--force-append]`: see editorial.generate."""
+"""`manage.py generate_glossary --entries N [--seed S] [--force-append]`: see demo.generate."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from editorial import generate
+from demo import generate
 from glossary.management.database import DatabaseCommand
 
 

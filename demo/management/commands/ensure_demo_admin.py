@@ -27,7 +27,7 @@ DEMO_ROLE_LOGINS = [
 ]
 
 
-# The show glossary.demo.load_demo makes; its team has one demo member.
+# The show demo.content.load_demo makes; its team has one demo member.
 DEMO_SHOW_SLUG = "demo-show"
 
 # A reserved name (RFC 2606), so no demo email could ever reach a real mailbox.

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from django.db import transaction
 
+from demo.demo_data import TRANSCRIPTS
 from glossary import document, publishing
-from glossary.demo_data import TRANSCRIPTS
 from glossary.episode_feed import apply_feed
 from glossary.models import (
     Appearance,
