@@ -1,4 +1,4 @@
-"""Measure the scores behind verify.py's thresholds on real prose.
+"""Measure the scores behind quote_verification.py's thresholds on real prose.
 
     .venv/bin/python bench/transcripts/calibrate.py            # the generated transcript only
     D=/usr/share/vim/vim90/doc   # the Vim user manual: plain prose on one subject

@@ -2,7 +2,7 @@
 # to its listing for a term and a slug, then escaping both: a fifth of the person page's
 # statement and a hundred escapes a request (bench/README.md). Each name row now carries
 # the entry's link as the page lists it, rendered at publish (glossary.listing_rows); here it
-# is written for the rows already kept, from their listings, as list_rows writes it.
+# is written for the rows already kept, from their listings, as listing_rows writes it.
 
 from django.db import migrations, models
 

@@ -125,7 +125,7 @@ def test_the_sponsor_read_of_episode_28_is_at_0_05(episode_28):
     assert (suggestion.at, suggestion.speaker) == (5, "Conor")
 
 
-# The measurements quoted in verify.py's docstring.
+# The measurements quoted in quote_verification.py's docstring.
 @pytest.mark.parametrize(
     ("quote", "score"),
     [
