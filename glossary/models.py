@@ -303,8 +303,9 @@ class Episode(models.Model):
         “Interconnect”"): what a duration of `seconds` would leave past the end."""
         if self._state.adding:
             return []
-        after = Q(episode=self)
-        quotes = Quote.objects.filter(after & (Q(start__gt=seconds) | Q(end__gt=seconds)))
+        # Through this episode's relations: its module does not import the entry parts, which
+        # import it.
+        quotes = self.quotes.filter(Q(start__gt=seconds) | Q(end__gt=seconds))
         named = [
             f"the quote {q} at {format_timestamp(q.start)}"
             + (f"–{format_timestamp(q.end)}" if q.end is not None else "")
@@ -313,13 +314,13 @@ class Episode(models.Model):
         ]
         named += [
             f"the reference at {format_timestamp(r.at)} in “{r.entry.term}”"
-            for r in EpisodeReference.objects.filter(after & Q(at__gt=seconds))
+            for r in self.references.filter(at__gt=seconds)
             .select_related("entry")
             .order_by("at", "pk")
         ]
         named += [
             f"the disclosure at {format_timestamp(d.at)} in “{d.entry.term}”"
-            for d in Disclosure.objects.filter(after & Q(at__gt=seconds))
+            for d in self.disclosures.filter(at__gt=seconds)
             .select_related("entry")
             .order_by("at", "pk")
             if d.at is not None
