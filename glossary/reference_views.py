@@ -585,17 +585,18 @@ def _organisation_values(request: HttpRequest, found: selectors.ObjectPage) -> d
 
 
 def _code_digest() -> str:
-    """The code a stored page was rendered by: this package's modules, the project's
-    URLconf and the language dates are written in, as they are when this module is
-    imported, so as the process runs them (a worker still running the last release
-    after a deploy stores pages under the last release's digest, never the new one's).
-    A deploy that changes any of them leaves every stored page unused until it is
-    stored again (`manage.py rerender`, which every deploy runs, stores them all)."""
+    """The code a stored page was rendered by: this package's modules and its models
+    package's, the project's URLconf and the language dates are written in, as they are
+    when this module is imported, so as the process runs them (a worker still running
+    the last release after a deploy stores pages under the last release's digest, never
+    the new one's). A deploy that changes any of them leaves every stored page unused
+    until it is stored again (`manage.py rerender`, which every deploy runs, stores them
+    all)."""
     digest = hashlib.sha256(settings.LANGUAGE_CODE.encode())
     package = Path(__file__).resolve().parent
     # Found, not imported: the URLconf imports this module.
     urlconf = find_spec(settings.ROOT_URLCONF)
-    files = sorted(package.glob("*.py"))
+    files = sorted([*package.glob("*.py"), *package.glob("models/*.py")])
     if urlconf is not None and urlconf.origin:
         files.append(Path(urlconf.origin))
     for path in files:
