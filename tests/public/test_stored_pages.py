@@ -9,6 +9,7 @@ racing a withdrawal, or a bug, could leave in the table.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
+import glossary.models
 from glossary import publishing, reference_views
 from glossary.models import (
     Appearance,
@@ -237,6 +239,24 @@ def test_the_code_digest_is_the_code_this_process_imported(
     imported = reference_views._rendered_by()
     monkeypatch.setattr(reference_views, "_code_digest", lambda: "the files as they are now")
     assert reference_views._rendered_by() == imported
+
+
+def test_the_code_digest_reads_every_module_of_the_models_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A change to a model's code retires stored pages as a change to any other module of
+    the package does: the models are a package of their own, not top-level files."""
+    read: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def recording(path: Path) -> bytes:
+        read.append(path)
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", recording)
+    reference_views._code_digest()
+    package = Path(glossary.models.__file__).resolve().parent
+    assert sorted(package.glob("*.py")) == sorted(p for p in read if p.parent == package)
 
 
 def test_deleting_an_entry_stores_the_pages_it_touched(
