@@ -9,10 +9,17 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from editorial import workflow
 from editorial.permissions import Role, sync_roles
-from glossary.models import Citation, Entry, Episode, Person, Show, Source
+from glossary.models import Entry, Episode, Person, Show, Source
 from glossary.publishing import save_version
+from tests.factories import (
+    EntryFactory,
+    EpisodeFactory,
+    PersonFactory,
+    ReadyEntryFactory,
+    ShowFactory,
+    SourceFactory,
+)
 from tests.personas import member
 
 # A fixed "today" for anything that depends on dates.
@@ -129,37 +136,31 @@ def superuser(db: Any) -> User:
 
 @pytest.fixture
 def show(db: Any) -> Show:
-    return Show.objects.create(name="Test Show", slug="test-show")
+    return ShowFactory.create(name="Test Show", slug="test-show")
 
 
 @pytest.fixture
 def episode(show: Show) -> Episode:
-    return Episode.objects.create(
-        show=show,
-        season=1,
-        number=7,
-        title="Seven",
-        duration=3600,
-        url="https://podcast.example/7",
+    return EpisodeFactory.create(
+        show=show, number=7, title="Seven", url="https://podcast.example/7"
     )
 
 
 @pytest.fixture
 def person(db: Any) -> Person:
-    return Person.objects.create(name="Ada Guest", slug="ada-guest")
+    return PersonFactory.create(name="Ada Guest", slug="ada-guest")
 
 
 @pytest.fixture
 def make_entry(db: Any) -> Callable[..., Entry]:
-    counter = iter(range(1, 10_000))
+    """`make_entry(term=None, **fields)`: a draft (EntryFactory); numbered from 1 in each
+    test, so its address is known (term-1-...)."""
+    EntryFactory.reset_sequence(1)
 
     def make(term: str | None = None, **fields: Any) -> Entry:
-        n = next(counter)
-        term = term or f"Term {n}"
-        fields.setdefault("slug", f"term-{n}-{term.lower().replace(' ', '-')}"[:200])
-        fields.setdefault("summary", f"Summary of {term}.")
-        fields.setdefault("body", f"{term} is explained here.")
-        return Entry.objects.create(term=term, **fields)
+        if term is not None:
+            fields["term"] = term
+        return EntryFactory.create(**fields)
 
     return make
 
@@ -168,32 +169,12 @@ def make_entry(db: Any) -> Callable[..., Entry]:
 def make_ready_entry(
     make_entry: Callable[..., Entry], make_source: Callable[..., Source], writer: User
 ) -> Callable[..., Entry]:
-    """An entry the writer wrote that passes every blocking publish check.
+    """`make_ready_entry(term="Interconnect", *, checked_on=None, in_review=False, **fields)`:
+    an entry the writer wrote that passes every blocking publish check (ReadyEntryFactory)."""
 
-    It cites a healthy source confirmed yesterday (inside the freshness window in
-    any time zone) or on `checked_on`, and is saved as a version credited to the
-    writer; with `in_review` the writer has also submitted it.
-    """
-
-    def make(
-        term: str = "Interconnect",
-        *,
-        checked_on: datetime.date | None = None,
-        in_review: bool = False,
-        **fields: Any,
-    ) -> Entry:
-        fields.setdefault("summary", "The links that join AI chips.")
-        entry = make_entry(term, created_by=writer, **fields)
-        Citation.objects.create(
-            entry=entry,
-            source=make_source(health=Source.Health.OK),
-            note="Defines it.",
-            checked_on=checked_on or datetime.date.today() - datetime.timedelta(days=1),
-        )
-        save_version(entry, user=writer, comment="First draft.")
-        if in_review:
-            workflow.submit_for_review(entry, user=writer)
-        return entry
+    def make(term: str = "Interconnect", **fields: Any) -> Entry:
+        fields.setdefault("created_by", writer)
+        return ReadyEntryFactory.create(term=term, **fields)
 
     return make
 
@@ -224,15 +205,9 @@ def entry_in_review(make_ready_entry: Callable[..., Entry]) -> Callable[..., Ent
 
 @pytest.fixture
 def make_source(db: Any) -> Callable[..., Source]:
-    counter = iter(range(1, 10_000))
-
-    def make(**fields: Any) -> Source:
-        n = next(counter)
-        fields.setdefault("url", f"https://docs.example/{n}")
-        fields.setdefault("title", f"Source {n}")
-        return Source.objects.create(**fields)
-
-    return make
+    """`make_source(**fields)`: a source (SourceFactory), numbered from 1 in each test."""
+    SourceFactory.reset_sequence(1)
+    return SourceFactory.create
 
 
 @pytest.fixture
