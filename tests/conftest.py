@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import transaction
+from django.test import override_settings
 
 from editorial.permissions import Role, sync_roles
 from glossary.models import Entry, Episode, Person, Show, Source
@@ -26,37 +28,33 @@ from tests.personas import member
 TODAY = datetime.date(2026, 11, 30)
 
 
-@pytest.fixture(autouse=True)
-def generous_rate_limits(settings: Any) -> None:
+# What every test runs under, set once for the session so fixtures of any scope (the demo
+# loaded once per module) see it too; a test changes one with pytest-django's `settings`.
+SUITE_SETTINGS = {
     # Tests make many requests from one address; tests/public/test_rate_limits.py sets
     # the limits it checks.
-    settings.PUBLIC_SEARCH_RATE_LIMIT = "100000/m"
-    settings.PUBLIC_API_RATE_LIMIT = "100000/m"
-
-
-@pytest.fixture(autouse=True)
-def no_fetch_on_confirm(settings: Any) -> None:
+    "PUBLIC_SEARCH_RATE_LIMIT": "100000/m",
+    "PUBLIC_API_RATE_LIMIT": "100000/m",
     # Confirming a citation fetches its page when no text is stored (docs/sources.md);
     # the demo's sources are real addresses, and tests never leave loopback.
     # tests/sourcetext turns it back on against its local site.
-    settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+    "SOURCETEXT_FETCH_ON_CONFIRM": False,
     # Nor does confirming ask the Wayback Machine for a capture (docs/archive.md);
     # tests/archive turns it on against a local fake of the API.
-    settings.ARCHIVE_ON_CONFIRM = False
-
-
-@pytest.fixture(autouse=True)
-def two_factor_optional(settings: Any) -> None:
+    "ARCHIVE_ON_CONFIRM": False,
     # Most tests sign in with client.force_login and no second factor; the requirement is
     # on in tests/twofactor, which are about it. (It is off under DEBUG anyway: this holds
     # the suite to it whatever the environment says.)
-    settings.DESK_REQUIRE_2FA = False
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings: Any) -> None:
+    "DESK_REQUIRE_2FA": False,
     # Real hashing costs about a second per user here; no test is about its strength.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    "PASSWORD_HASHERS": ["django.contrib.auth.hashers.MD5PasswordHasher"],
+}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def suite_settings() -> Iterator[None]:
+    with override_settings(**SUITE_SETTINGS):
+        yield
 
 
 @pytest.fixture
@@ -122,8 +120,69 @@ def _fresh_cache() -> None:
     invalidate()  # also forgets the pages this process keeps in memory
 
 
+# Modules whose every database test asks for the demo: they load it once (`_module_demo`).
+_MODULES_SHARING_THE_DEMO: set[str] = set()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    uses_database: dict[str, list[pytest.Function]] = {}
+    for item in items:
+        if isinstance(item, pytest.Function) and (
+            item.get_closest_marker("django_db")
+            or {"db", "transactional_db", "live_server"} & set(item.fixturenames)
+        ):
+            uses_database.setdefault(item.module.__name__, []).append(item)
+    _MODULES_SHARING_THE_DEMO.clear()
+    _MODULES_SHARING_THE_DEMO.update(
+        module
+        for module, tests in uses_database.items()
+        if all(_asks_for_demo_alone(test) for test in tests)
+    )
+
+
+def _asks_for_demo_alone(test: pytest.Function) -> bool:
+    """It uses the demo, in a transaction rolled back (a transactional test commits, and
+    flushes the database after)."""
+    marker = test.get_closest_marker("django_db")
+    transactional = "transactional_db" in test.fixturenames or "live_server" in test.fixturenames
+    return (
+        "demo" in test.fixturenames
+        and not transactional
+        and not (marker and marker.kwargs.get("transaction"))
+    )
+
+
+@pytest.fixture(scope="module")
+def _module_demo(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[dict[str, int] | None]:
+    """The demo loaded once for a module where every database test asks for it, in a
+    transaction rolled back after the module's last test; each test runs in a savepoint of
+    it, rolled back after the test, so tests still see only the demo and their own rows.
+
+    Elsewhere None: a module with a test that does not ask for the demo (it must not see
+    it) or commits (it would commit or flush the module's demo) loads it per test.
+    """
+    if request.module.__name__ not in _MODULES_SHARING_THE_DEMO:
+        yield None
+        return
+    from demo.content import load_demo
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        # As Django's TestCase marks its own: a `durable` block inside still opens.
+        outer._from_testcase = True  # type: ignore[attr-defined]
+        with outer:
+            loaded = load_demo()
+            yield loaded
+            transaction.set_rollback(True)
+
+
 @pytest.fixture
-def demo(db: Any) -> dict[str, int]:
+def demo(_module_demo: dict[str, int] | None, db: Any) -> dict[str, int]:
+    """The demo (demo/content.py): what `load_demo` returns."""
+    if _module_demo is not None:
+        return dict(_module_demo)
     from demo.content import load_demo
 
     return load_demo()
