@@ -8,14 +8,25 @@ PORT ?= 8000
 # pytest workers for `make test`: one per core (pytest-xdist), at most 8 (each takes a database
 # of the shared Redis, 15 downwards: tests/redis_server.py); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
+# The database `make test` runs on: DATABASE_URL's when it is set; else PostgreSQL at
+# 127.0.0.1:5432 when a server answers there, as in CI (21 tests need it: row locks, query
+# plans, stored pages; they skip on SQLite); else SQLite. pytest-django creates and drops its
+# own test_glossary databases (one per worker) on that server; `glossary` itself is not needed.
+LOCAL_POSTGRES := postgres://postgres@127.0.0.1:5432/glossary
+postgres_answers = $(shell $(PYTHON) -c 'import socket; \
+	socket.create_connection(("127.0.0.1", 5432), timeout=1).close(); print("yes")' 2>/dev/null)
+test_database_url = $(or $(DATABASE_URL),$(if $(postgres_answers),$(LOCAL_POSTGRES),sqlite:///$(CURDIR)/db.sqlite3))
+# Decided once, when `make test` first asks (`make lint` never connects).
+TEST_DATABASE_URL = $(eval TEST_DATABASE_URL := $(test_database_url))$(TEST_DATABASE_URL)
 
-.PHONY: help run test lint format migrate demo worker beat bench bench-cold browser java clean e2e install-check
+.PHONY: help run test test-database lint format migrate demo worker beat bench bench-cold browser java clean e2e install-check
 
 help:
 	@echo "make run     set up .venv, migrate SQLite, load the demo, then run the web server on"
 	@echo "             $(HOST):$(PORT), a Celery worker and beat together (Ctrl-C stops all three)"
 	@echo "make test    set up and run the whole suite (ruff, mypy, import contracts, a bare install's"
 	@echo "             imports, migrations check, pytest with the Nu HTML Checker over every page type)"
+	@echo "             on DATABASE_URL, else PostgreSQL at 127.0.0.1:5432 when it answers, else SQLite"
 	@echo "make install-check  install the project alone into .venv-bare and import every module"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make bench-cold  only the cold path: new databases generated and served at once"
@@ -91,9 +102,13 @@ format: $(VENV)/.installed
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: $(VENV)/.installed browser java lint install-check
+test: test-database $(VENV)/.installed browser java lint install-check
 	$(PY) manage.py makemigrations --check --dry-run
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --maxprocesses 8 $(PYTEST_ARGS)
+	DATABASE_URL='$(TEST_DATABASE_URL)' $(BIN)/pytest -n $(PYTEST_WORKERS) --maxprocesses 8 $(PYTEST_ARGS)
+
+# Said first, without the URL's user and password.
+test-database:
+	@echo "make test: the suite runs on $(firstword $(subst ://, ,$(TEST_DATABASE_URL))) at $(lastword $(subst @, ,$(subst ://, ,$(TEST_DATABASE_URL))))"
 
 # Also part of `make test`; alone it needs PostgreSQL at 127.0.0.1:5432 and redis-server.
 e2e: $(VENV)/.installed

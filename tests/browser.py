@@ -37,3 +37,16 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def signed_in(browser: Any, live_server: Any, username: str, password: str | None = None) -> Any:
+    """A page in a browser context of its own (cookies apart from every other user's),
+    signed in through the admin's login form; the password is "pw-" and the username, as
+    tests/personas.member gives it, unless another is named."""
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password or f"pw-{username}")
+    with page.expect_navigation():
+        page.click("input[type=submit]")
+    return page

@@ -3,53 +3,58 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import transaction
+from django.test import override_settings
 
-from editorial import workflow
 from editorial.permissions import Role, sync_roles
-from glossary.models import Citation, Entry, Episode, Person, Show, Source
+from glossary.models import Entry, Episode, Person, Show, Source
 from glossary.publishing import save_version
+from tests.factories import (
+    EntryFactory,
+    EpisodeFactory,
+    PersonFactory,
+    ReadyEntryFactory,
+    ShowFactory,
+    SourceFactory,
+)
 from tests.personas import member
 
 # A fixed "today" for anything that depends on dates.
 TODAY = datetime.date(2026, 11, 30)
 
 
-@pytest.fixture(autouse=True)
-def generous_rate_limits(settings: Any) -> None:
+# What every test runs under, set once for the session so fixtures of any scope (the demo
+# loaded once per module) see it too; a test changes one with pytest-django's `settings`.
+SUITE_SETTINGS = {
     # Tests make many requests from one address; tests/public/test_rate_limits.py sets
     # the limits it checks.
-    settings.PUBLIC_SEARCH_RATE_LIMIT = "100000/m"
-    settings.PUBLIC_API_RATE_LIMIT = "100000/m"
-
-
-@pytest.fixture(autouse=True)
-def no_fetch_on_confirm(settings: Any) -> None:
+    "PUBLIC_SEARCH_RATE_LIMIT": "100000/m",
+    "PUBLIC_API_RATE_LIMIT": "100000/m",
     # Confirming a citation fetches its page when no text is stored (docs/sources.md);
     # the demo's sources are real addresses, and tests never leave loopback.
     # tests/sourcetext turns it back on against its local site.
-    settings.SOURCETEXT_FETCH_ON_CONFIRM = False
+    "SOURCETEXT_FETCH_ON_CONFIRM": False,
     # Nor does confirming ask the Wayback Machine for a capture (docs/archive.md);
     # tests/archive turns it on against a local fake of the API.
-    settings.ARCHIVE_ON_CONFIRM = False
-
-
-@pytest.fixture(autouse=True)
-def two_factor_optional(settings: Any) -> None:
+    "ARCHIVE_ON_CONFIRM": False,
     # Most tests sign in with client.force_login and no second factor; the requirement is
     # on in tests/twofactor, which are about it. (It is off under DEBUG anyway: this holds
     # the suite to it whatever the environment says.)
-    settings.DESK_REQUIRE_2FA = False
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings: Any) -> None:
+    "DESK_REQUIRE_2FA": False,
     # Real hashing costs about a second per user here; no test is about its strength.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    "PASSWORD_HASHERS": ["django.contrib.auth.hashers.MD5PasswordHasher"],
+}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def suite_settings() -> Iterator[None]:
+    with override_settings(**SUITE_SETTINGS):
+        yield
 
 
 @pytest.fixture
@@ -115,8 +120,69 @@ def _fresh_cache() -> None:
     invalidate()  # also forgets the pages this process keeps in memory
 
 
+# Modules whose every database test asks for the demo: they load it once (`_module_demo`).
+_MODULES_SHARING_THE_DEMO: set[str] = set()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    uses_database: dict[str, list[pytest.Function]] = {}
+    for item in items:
+        if isinstance(item, pytest.Function) and (
+            item.get_closest_marker("django_db")
+            or {"db", "transactional_db", "live_server"} & set(item.fixturenames)
+        ):
+            uses_database.setdefault(item.module.__name__, []).append(item)
+    _MODULES_SHARING_THE_DEMO.clear()
+    _MODULES_SHARING_THE_DEMO.update(
+        module
+        for module, tests in uses_database.items()
+        if all(_asks_for_demo_alone(test) for test in tests)
+    )
+
+
+def _asks_for_demo_alone(test: pytest.Function) -> bool:
+    """It uses the demo, in a transaction rolled back (a transactional test commits, and
+    flushes the database after)."""
+    marker = test.get_closest_marker("django_db")
+    transactional = "transactional_db" in test.fixturenames or "live_server" in test.fixturenames
+    return (
+        "demo" in test.fixturenames
+        and not transactional
+        and not (marker and marker.kwargs.get("transaction"))
+    )
+
+
+@pytest.fixture(scope="module")
+def _module_demo(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[dict[str, int] | None]:
+    """The demo loaded once for a module where every database test asks for it, in a
+    transaction rolled back after the module's last test; each test runs in a savepoint of
+    it, rolled back after the test, so tests still see only the demo and their own rows.
+
+    Elsewhere None: a module with a test that does not ask for the demo (it must not see
+    it) or commits (it would commit or flush the module's demo) loads it per test.
+    """
+    if request.module.__name__ not in _MODULES_SHARING_THE_DEMO:
+        yield None
+        return
+    from demo.content import load_demo
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        # As Django's TestCase marks its own: a `durable` block inside still opens.
+        outer._from_testcase = True  # type: ignore[attr-defined]
+        with outer:
+            loaded = load_demo()
+            yield loaded
+            transaction.set_rollback(True)
+
+
 @pytest.fixture
-def demo(db: Any) -> dict[str, int]:
+def demo(_module_demo: dict[str, int] | None, db: Any) -> dict[str, int]:
+    """The demo (demo/content.py): what `load_demo` returns."""
+    if _module_demo is not None:
+        return dict(_module_demo)
     from demo.content import load_demo
 
     return load_demo()
@@ -129,37 +195,31 @@ def superuser(db: Any) -> User:
 
 @pytest.fixture
 def show(db: Any) -> Show:
-    return Show.objects.create(name="Test Show", slug="test-show")
+    return ShowFactory.create(name="Test Show", slug="test-show")
 
 
 @pytest.fixture
 def episode(show: Show) -> Episode:
-    return Episode.objects.create(
-        show=show,
-        season=1,
-        number=7,
-        title="Seven",
-        duration=3600,
-        url="https://podcast.example/7",
+    return EpisodeFactory.create(
+        show=show, number=7, title="Seven", url="https://podcast.example/7"
     )
 
 
 @pytest.fixture
 def person(db: Any) -> Person:
-    return Person.objects.create(name="Ada Guest", slug="ada-guest")
+    return PersonFactory.create(name="Ada Guest", slug="ada-guest")
 
 
 @pytest.fixture
 def make_entry(db: Any) -> Callable[..., Entry]:
-    counter = iter(range(1, 10_000))
+    """`make_entry(term=None, **fields)`: a draft (EntryFactory); numbered from 1 in each
+    test, so its address is known (term-1-...)."""
+    EntryFactory.reset_sequence(1)
 
     def make(term: str | None = None, **fields: Any) -> Entry:
-        n = next(counter)
-        term = term or f"Term {n}"
-        fields.setdefault("slug", f"term-{n}-{term.lower().replace(' ', '-')}"[:200])
-        fields.setdefault("summary", f"Summary of {term}.")
-        fields.setdefault("body", f"{term} is explained here.")
-        return Entry.objects.create(term=term, **fields)
+        if term is not None:
+            fields["term"] = term
+        return EntryFactory.create(**fields)
 
     return make
 
@@ -168,32 +228,12 @@ def make_entry(db: Any) -> Callable[..., Entry]:
 def make_ready_entry(
     make_entry: Callable[..., Entry], make_source: Callable[..., Source], writer: User
 ) -> Callable[..., Entry]:
-    """An entry the writer wrote that passes every blocking publish check.
+    """`make_ready_entry(term="Interconnect", *, checked_on=None, in_review=False, **fields)`:
+    an entry the writer wrote that passes every blocking publish check (ReadyEntryFactory)."""
 
-    It cites a healthy source confirmed yesterday (inside the freshness window in
-    any time zone) or on `checked_on`, and is saved as a version credited to the
-    writer; with `in_review` the writer has also submitted it.
-    """
-
-    def make(
-        term: str = "Interconnect",
-        *,
-        checked_on: datetime.date | None = None,
-        in_review: bool = False,
-        **fields: Any,
-    ) -> Entry:
-        fields.setdefault("summary", "The links that join AI chips.")
-        entry = make_entry(term, created_by=writer, **fields)
-        Citation.objects.create(
-            entry=entry,
-            source=make_source(health=Source.Health.OK),
-            note="Defines it.",
-            checked_on=checked_on or datetime.date.today() - datetime.timedelta(days=1),
-        )
-        save_version(entry, user=writer, comment="First draft.")
-        if in_review:
-            workflow.submit_for_review(entry, user=writer)
-        return entry
+    def make(term: str = "Interconnect", **fields: Any) -> Entry:
+        fields.setdefault("created_by", writer)
+        return ReadyEntryFactory.create(term=term, **fields)
 
     return make
 
@@ -224,15 +264,9 @@ def entry_in_review(make_ready_entry: Callable[..., Entry]) -> Callable[..., Ent
 
 @pytest.fixture
 def make_source(db: Any) -> Callable[..., Source]:
-    counter = iter(range(1, 10_000))
-
-    def make(**fields: Any) -> Source:
-        n = next(counter)
-        fields.setdefault("url", f"https://docs.example/{n}")
-        fields.setdefault("title", f"Source {n}")
-        return Source.objects.create(**fields)
-
-    return make
+    """`make_source(**fields)`: a source (SourceFactory), numbered from 1 in each test."""
+    SourceFactory.reset_sequence(1)
+    return SourceFactory.create
 
 
 @pytest.fixture

@@ -10,20 +10,10 @@ from editorial import newsroom
 from editorial.models import Assignment
 from editorial.permissions import Role
 from glossary.models import Entry
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, signed_in
 from tests.personas import member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _signed_in(browser, live_server, username):
-    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", f"pw-{username}")
-    with page.expect_navigation():
-        page.click("input[type=submit]")
-    return page
 
 
 def test_planning_an_entry_and_finishing_the_work(browser, live_server, roles):
@@ -31,7 +21,7 @@ def test_planning_an_entry_and_finishing_the_work(browser, live_server, roles):
     member("wanda_writer", Role.WRITER)
     due = newsroom.today() + datetime.timedelta(days=3)
 
-    editor = _signed_in(browser, live_server, "ed_editor")
+    editor = signed_in(browser, live_server, "ed_editor")
     editor.goto(f"{live_server.url}/admin/plan/")
     editor.fill("#id_term", "Photonic fabric")
     editor.select_option("#id_writer", label="Wanda Writer (wanda_writer)")
@@ -55,7 +45,7 @@ def test_planning_an_entry_and_finishing_the_work(browser, live_server, roles):
     assert editor.locator("#calendar caption").inner_text().strip()
     editor.locator("#content").screenshot(path=str(ARTIFACTS / "admin-calendar-month.png"))
 
-    writer = _signed_in(browser, live_server, "wanda_writer")
+    writer = signed_in(browser, live_server, "wanda_writer")
     writer.goto(f"{live_server.url}/admin/dashboard/")
     with writer.expect_navigation():
         writer.click("#my-work-link")

@@ -7,22 +7,12 @@ from demo.content import load_demo
 from editorial.models import Comment
 from editorial.permissions import Role
 from glossary.models import Entry
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, signed_in
 from tests.personas import member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSAGE = "NVIDIA’s NVLink is the best-known example"
-
-
-def _signed_in(browser, live_server, username):
-    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", f"pw-{username}")
-    with page.expect_navigation():
-        page.click("input[type=submit]")
-    return page
 
 
 def test_adding_replying_and_resolving_a_thread(browser, live_server, roles):
@@ -32,7 +22,7 @@ def test_adding_replying_and_resolving_a_thread(browser, live_server, roles):
     entry = Entry.objects.get(slug="interconnect")
     change = f"{live_server.url}/admin/glossary/entry/{entry.pk}/change/"
 
-    editor = _signed_in(browser, live_server, "ed_editor")
+    editor = signed_in(browser, live_server, "ed_editor")
     editor.goto(change)
     assert editor.get_by_test_id("no-comments").is_visible()
     editor.select_option("#comment-field", "body")
@@ -46,7 +36,7 @@ def test_adding_replying_and_resolving_a_thread(browser, live_server, roles):
     assert "Comments · 1 open" in editor.locator("#comments-heading").inner_text()
     assert editor.get_by_test_id("comments-link").text_content() == "Comments (1 open)"
 
-    writer = _signed_in(browser, live_server, "wanda_writer")
+    writer = signed_in(browser, live_server, "wanda_writer")
     writer.goto(change)
     root = Comment.objects.get()
     writer.fill(f"#reply-{root.pk}", "By deployments: the cited source says so.")

@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 
 from demo.content import load_demo
 from glossary.models import Entry, Quote
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,12 +16,7 @@ def test_saving_the_seed_entry_in_a_browser_keeps_every_timestamp(browser, live_
     entry = Entry.objects.get(slug="interconnect")
     before = list(Quote.objects.filter(entry=entry).values_list("start", flat=True))
 
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "chief")
-    page.fill("#id_password", "pw-chief-123")
-    with page.expect_navigation():
-        page.click("input[type=submit]")
+    page = signed_in(browser, live_server, "chief", "pw-chief-123")
     page.goto(f"{live_server.url}/admin/glossary/entry/{entry.pk}/change/")
     assert page.input_value("#id_quotes-0-start") == "25:38"
     page.fill("#id_summary", "Edited in a real browser.")

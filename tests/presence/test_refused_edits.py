@@ -47,6 +47,25 @@ def _token(page):
     return found.group(1)
 
 
+def _take(client, kept, **fields):
+    """Post the comparison page's form as `client`, with the token that page carries."""
+    token = _token(_merge_page(client, kept))
+    return client.post(f"/admin/refused/{kept.pk}/", {**fields, "token": token})
+
+
+@pytest.fixture
+def refuse(ready_entry, writer, editor):
+    """`refuse(changes, *, by=editor, first_body="W.")`: the writer saves `first_body` into
+    the ready entry; `by`, who opened its form before, saves `changes` and is refused.
+    Returns the refused edit kept for `by`."""
+
+    def refused(changes, *, by=editor, first_body="W."):
+        _refuse(ready_entry, writer, by, first_body=first_body, second_changes=changes)
+        return RefusedEdit.objects.get()
+
+    return refused
+
+
 def test_a_refused_save_is_kept_for_its_author_with_everything_the_form_held(
     ready_entry, writer, editor
 ):
@@ -75,17 +94,8 @@ def test_a_refused_save_is_kept_for_its_author_with_everything_the_form_held(
     assert ready_entry.summary != "Ed's sharper summary."
 
 
-def test_the_comparison_shows_each_field_against_the_draft_and_who_changed_it(
-    ready_entry, writer, editor
-):
-    _refuse(
-        ready_entry,
-        writer,
-        editor,
-        first_body="Wanda's rewrite.",
-        second_changes={"summary": "Ed's <b>sharper</b> summary."},
-    )
-    kept = RefusedEdit.objects.get()
+def test_the_comparison_shows_each_field_against_the_draft_and_who_changed_it(refuse, editor):
+    kept = refuse({"summary": "Ed's <b>sharper</b> summary."}, first_body="Wanda's rewrite.")
     page = _merge_page(client_for(editor), kept).content.decode()
     summary = page.split('data-testid="refused-field-summary"', 1)[1].split("</section>", 1)[0]
     assert "(you changed it)" in summary
@@ -98,15 +108,9 @@ def test_the_comparison_shows_each_field_against_the_draft_and_who_changed_it(
     assert "the draft already says what you wrote" in term
 
 
-def test_the_comparison_lists_the_rows_the_edit_changed(ready_entry, writer, editor):
-    _refuse(
-        ready_entry,
-        writer,
-        editor,
-        first_body="Wanda's rewrite.",
-        second_changes={"citations-0-note": "Ed's note on the source."},
-    )
-    page = _merge_page(client_for(editor), RefusedEdit.objects.get()).content.decode()
+def test_the_comparison_lists_the_rows_the_edit_changed(refuse, editor):
+    kept = refuse({"citations-0-note": "Ed's note on the source."})
+    page = _merge_page(client_for(editor), kept).content.decode()
     rows = page.split('data-testid="refused-rows-citations"', 1)[1].split("</div>", 1)[0]
     assert "<caption>row 1:" in rows
     assert "Defines it." in rows and "Ed&#x27;s note on the source." in rows
@@ -114,19 +118,10 @@ def test_the_comparison_lists_the_rows_the_edit_changed(ready_entry, writer, edi
 
 
 def test_rows_nobody_else_touched_are_taken_as_the_refused_form_left_them(
-    ready_entry, writer, editor
+    refuse, ready_entry, editor
 ):
-    _refuse(
-        ready_entry,
-        writer,
-        editor,
-        first_body="Wanda's rewrite.",
-        second_changes={"citations-0-note": "Ed's note on the source."},
-    )
-    kept = RefusedEdit.objects.get()
-    ed = client_for(editor)
-    token = _token(_merge_page(ed, kept))
-    response = ed.post(f"/admin/refused/{kept.pk}/", {"take_rows": ["citations"], "token": token})
+    kept = refuse({"citations-0-note": "Ed's note on the source."}, first_body="Wanda's rewrite.")
+    response = _take(client_for(editor), kept, take_rows=["citations"])
     assert response.status_code == 302
     ready_entry.refresh_from_db()
     assert ready_entry.citations.get().note == "Ed's note on the source."
@@ -156,20 +151,9 @@ def test_rows_someone_else_changed_meanwhile_are_not_taken(ready_entry, writer, 
     assert RefusedEdit.objects.exists()
 
 
-def test_a_fact_checker_takes_their_citation_rows_back(ready_entry, writer, fact_checker):
-    _refuse(
-        ready_entry,
-        writer,
-        fact_checker,
-        first_body="W.",
-        second_changes={"citations-0-note": "Checked: it says so."},
-    )
-    kept = RefusedEdit.objects.get()
-    fiona = client_for(fact_checker)
-    token = _token(_merge_page(fiona, kept))
-    response = fiona.post(
-        f"/admin/refused/{kept.pk}/", {"take_rows": ["citations"], "token": token}
-    )
+def test_a_fact_checker_takes_their_citation_rows_back(refuse, ready_entry, fact_checker):
+    kept = refuse({"citations-0-note": "Checked: it says so."}, by=fact_checker)
+    response = _take(client_for(fact_checker), kept, take_rows=["citations"])
     assert response.status_code == 302
     assert ready_entry.citations.get().note == "Checked: it says so."
     assert (
@@ -178,19 +162,13 @@ def test_a_fact_checker_takes_their_citation_rows_back(ready_entry, writer, fact
 
 
 def test_taking_a_field_saves_a_version_credited_to_the_author_and_logs_it(
-    ready_entry, writer, editor
+    refuse, ready_entry, editor
 ):
-    _refuse(
-        ready_entry,
-        writer,
-        editor,
+    kept = refuse(
+        {"summary": "Ed's sharper summary.", "body": "Ed's old body."},
         first_body="Wanda's rewrite.",
-        second_changes={"summary": "Ed's sharper summary.", "body": "Ed's old body."},
     )
-    kept = RefusedEdit.objects.get()
-    ed = client_for(editor)
-    token = _token(_merge_page(ed, kept))
-    response = ed.post(f"/admin/refused/{kept.pk}/", {"take": ["summary"], "token": token})
+    response = _take(client_for(editor), kept, take=["summary"])
     assert response.status_code == 302
     ready_entry.refresh_from_db()
     assert ready_entry.summary == "Ed's sharper summary."
@@ -204,16 +182,9 @@ def test_taking_a_field_saves_a_version_credited_to_the_author_and_logs_it(
 
 
 def test_taking_after_someone_else_saved_again_takes_nothing_and_says_who(
-    ready_entry, writer, editor
+    refuse, ready_entry, writer, editor
 ):
-    _refuse(
-        ready_entry,
-        writer,
-        editor,
-        first_body="Wanda's rewrite.",
-        second_changes={"summary": "Ed's sharper summary."},
-    )
-    kept = RefusedEdit.objects.get()
+    kept = refuse({"summary": "Ed's sharper summary."}, first_body="Wanda's rewrite.")
     ed = client_for(editor)
     token = _token(_merge_page(ed, kept))
     wanda = client_for(writer)
@@ -237,21 +208,11 @@ def test_taking_after_someone_else_saved_again_takes_nothing_and_says_who(
 
 
 def test_a_value_the_entry_form_would_refuse_is_not_taken_and_named(
-    ready_entry, make_entry, writer, editor
+    refuse, ready_entry, make_entry, editor
 ):
     make_entry("Other", slug="taken-address")
-    _refuse(
-        ready_entry,
-        writer,
-        editor,
-        first_body="Wanda's rewrite.",
-        second_changes={"slug": "taken-address"},
-    )
-    kept = RefusedEdit.objects.get()
-    ed = client_for(editor)
-    response = ed.post(
-        f"/admin/refused/{kept.pk}/", {"take": ["slug"], "token": _token(_merge_page(ed, kept))}
-    )
+    kept = refuse({"slug": "taken-address"}, first_body="Wanda's rewrite.")
+    response = _take(client_for(editor), kept, take=["slug"])
     assert response.status_code == 200
     assert "Nothing was taken: Address:" in response.content.decode()
     ready_entry.refresh_from_db()
@@ -259,20 +220,16 @@ def test_a_value_the_entry_form_would_refuse_is_not_taken_and_named(
     assert RefusedEdit.objects.exists()
 
 
-def test_taking_nothing_is_refused_with_a_reason(ready_entry, writer, editor):
-    _refuse(ready_entry, writer, editor, first_body="W.", second_changes={"summary": "E."})
-    kept = RefusedEdit.objects.get()
-    ed = client_for(editor)
-    response = ed.post(f"/admin/refused/{kept.pk}/", {"token": _token(_merge_page(ed, kept))})
+def test_taking_nothing_is_refused_with_a_reason(refuse, ready_entry, editor):
+    response = _take(client_for(editor), refuse({"summary": "E."}))
     assert "Tick at least one field" in response.content.decode()
     assert ready_entry.versions.count() == 2
 
 
 def test_only_the_author_and_admins_see_a_refused_edit(
-    ready_entry, writer, editor, second_editor, admin_user
+    refuse, writer, editor, second_editor, admin_user
 ):
-    _refuse(ready_entry, writer, editor, first_body="W.", second_changes={"summary": "E."})
-    kept = RefusedEdit.objects.get()
+    kept = refuse({"summary": "E."})
     url = f"/admin/refused/{kept.pk}/"
     assert client_for(second_editor).get(url).status_code == 404
     assert client_for(writer).get(url).status_code == 404
@@ -286,9 +243,8 @@ def test_only_the_author_and_admins_see_a_refused_edit(
     assert client_for(None).get(url).status_code == 302
 
 
-def test_nobody_but_the_author_can_take_it(ready_entry, writer, editor, admin_user):
-    _refuse(ready_entry, writer, editor, first_body="W.", second_changes={"summary": "E."})
-    kept = RefusedEdit.objects.get()
+def test_nobody_but_the_author_can_take_it(refuse, ready_entry, admin_user):
+    kept = refuse({"summary": "E."})
     token = refused.edit_token(ready_entry)
     response = client_for(admin_user).post(
         f"/admin/refused/{kept.pk}/", {"take": ["summary"], "token": token}
@@ -299,10 +255,9 @@ def test_nobody_but_the_author_can_take_it(ready_entry, writer, editor, admin_us
 
 
 def test_discarding_needs_a_post_by_the_author_or_an_admin(
-    ready_entry, writer, editor, second_editor, admin_user
+    refuse, ready_entry, editor, second_editor, admin_user
 ):
-    _refuse(ready_entry, writer, editor, first_body="W.", second_changes={"summary": "E."})
-    kept = RefusedEdit.objects.get()
+    kept = refuse({"summary": "E."})
     url = f"/admin/refused/{kept.pk}/discard/"
     assert client_for(editor).get(url).status_code == 403
     assert client_for(second_editor).post(url).status_code == 404
@@ -313,10 +268,9 @@ def test_discarding_needs_a_post_by_the_author_or_an_admin(
 
 
 def test_a_refused_edit_outlives_its_entry_and_can_still_be_read(
-    ready_entry, writer, editor, admin_user
+    refuse, ready_entry, editor, admin_user
 ):
-    _refuse(ready_entry, writer, editor, first_body="W.", second_changes={"summary": "E kept."})
-    kept = RefusedEdit.objects.get()
+    kept = refuse({"summary": "E kept."})
     workflow.delete_entry(ready_entry, user=admin_user)
     kept.refresh_from_db()
     assert kept.entry is None and kept.term == "Interconnect"
@@ -329,24 +283,17 @@ def test_a_refused_edit_outlives_its_entry_and_can_still_be_read(
 
 
 def test_a_fact_checkers_refused_edit_holds_only_the_citation_rows(
-    ready_entry, writer, fact_checker
+    refuse, ready_entry, fact_checker
 ):
-    _refuse(
-        ready_entry,
-        writer,
-        fact_checker,
-        first_body="W.",
-        second_changes={"citations-0-note": "Checked: it says so."},
-    )
-    kept = RefusedEdit.objects.get()
+    kept = refuse({"citations-0-note": "Checked: it says so."}, by=fact_checker)
     assert refused.choices(kept, ready_entry) == []
     page = client_for(fact_checker).get(f"/admin/refused/{kept.pk}/").content.decode()
     assert "Checked: it says so." in page
     assert 'name="take"' not in page  # the entry's own text is not theirs to change
 
 
-def test_the_entry_page_names_the_authors_kept_edits_of_it(ready_entry, writer, editor):
-    _refuse(ready_entry, writer, editor, first_body="W.", second_changes={"summary": "E."})
+def test_the_entry_page_names_the_authors_kept_edits_of_it(refuse, ready_entry, writer, editor):
+    refuse({"summary": "E."})
     assert (
         'data-testid="presence-kept"'
         in client_for(editor).get(_change(ready_entry)).content.decode()
@@ -387,10 +334,7 @@ def test_neither_presence_nor_a_refused_edit_changes_what_readers_see_until_some
     client_for(editor).get(_change(entry))  # presence marks
     client_for(writer).post(f"/admin/presence/{entry.pk}/heartbeat/")
     kept = RefusedEdit.objects.get()
-    sam = client_for(second_editor)
-    sam.post(
-        f"/admin/refused/{kept.pk}/", {"take": ["summary"], "token": _token(_merge_page(sam, kept))}
-    )
+    _take(client_for(second_editor), kept, take=["summary"])
     entry.refresh_from_db()
     assert entry.summary == "A summary nobody approved."
     assert entry.live_version_id == live

@@ -8,7 +8,7 @@ from editorial.models import EditingPresence, RefusedEdit, WorkflowEvent
 from editorial.permissions import Role
 from glossary.models import Entry
 from tests.accessibility.test_axe_browser import serious_violations
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, signed_in
 from tests.personas import member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -25,16 +25,6 @@ BANNER_EMPTY = """() => {
 }"""
 
 
-def _signed_in(browser, live_server, username):
-    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", f"pw-{username}")
-    with page.expect_navigation():
-        page.click("input[type=submit]")
-    return page
-
-
 def test_two_people_see_each_other_and_a_refused_save_is_recovered(browser, live_server, roles):
     load_demo()
     member("wanda_writer", Role.WRITER)
@@ -43,11 +33,11 @@ def test_two_people_see_each_other_and_a_refused_save_is_recovered(browser, live
     live = entry.live_version_id
     change = f"{live_server.url}/admin/glossary/entry/{entry.pk}/change/"
 
-    writer = _signed_in(browser, live_server, "wanda_writer")
+    writer = signed_in(browser, live_server, "wanda_writer")
     writer.goto(change)
     assert writer.locator("#presence").is_hidden()
 
-    editor = _signed_in(browser, live_server, "ed_editor")
+    editor = signed_in(browser, live_server, "ed_editor")
     editor.goto(change)
     banner = editor.get_by_test_id("presence")
     assert banner.is_visible()

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 
 from demo.content import load_demo
 from glossary.models import Entry
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -28,12 +28,7 @@ def test_inline_errors_stay_inside_their_cells_and_the_tag_box_shows_its_text(br
     load_demo()
     User.objects.create_superuser("chief", "chief@example.com", "pw-chief-123")
     entry = Entry.objects.get(slug="interconnect")
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "chief")
-    page.fill("#id_password", "pw-chief-123")
-    with page.expect_navigation():
-        page.click("input[type=submit]")
+    page = signed_in(browser, live_server, "chief", "pw-chief-123")
     page.goto(f"{live_server.url}/admin/glossary/entry/{entry.pk}/change/")
     tags = page.locator("#id_tags")
     tags.fill("ai infrastructure, networking, optical interconnects, scale-out")
