@@ -4,7 +4,8 @@ At a 10,000-source run the ORM's per-value preparation (an `__in` lookup,
 bulk_update's CASE expressions, bulk_create's instances) cost more CPU than
 checking the links. These build the statements once and send the rows with one
 executemany: the id filter of the claim, load and record queries, the UPDATE of
-the state columns a check changed, and the INSERT of the checks themselves.
+the state columns a check changed, and the INSERTs of the checks and of the
+health changes they made.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from django.db.models import BooleanField, Field
 from django.db.models.expressions import RawSQL
 
 from editorial.linkcheck.fetch import CheckResult
-from editorial.linkcheck.state import SourceRow
+from editorial.linkcheck.state import SourceRow, Transition
+from editorial.models import SourceHealthChange
 from glossary.models import LinkCheck, Source
 
 
@@ -161,4 +163,49 @@ def check_values(result: CheckResult, source_id: int | None, now: datetime) -> l
         result.elapsed_ms,
         result.error,
         result.fingerprint,
+    ]
+
+
+HEALTH_CHANGE_FIELDS = (
+    "source",
+    "url",
+    "at",
+    "from_health",
+    "to_health",
+    "outcome",
+    "status_code",
+    "error",
+)
+
+
+def insert_health_changes(rows: Sequence[Sequence[Any]]) -> None:
+    """INSERT SourceHealthChange rows (values in HEALTH_CHANGE_FIELDS order) with one executemany.
+
+    Written beside the checks, so a run over thousands of sources adds one
+    statement per chunk however many of them changed.
+    """
+    if not rows:
+        return
+    ops = connection.ops
+    fields = [concrete_field(SourceHealthChange, name) for name in HEALTH_CHANGE_FIELDS]
+    columns = ", ".join(ops.quote_name(str(f.column)) for f in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    table = ops.quote_name(SourceHealthChange._meta.db_table)
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks})"  # noqa: S608 - our own columns
+    executemany(sql, prepared_rows(fields, rows))
+
+
+def health_change_values(
+    result: CheckResult, source_id: int, transition: Transition, now: datetime
+) -> list[Any]:
+    """A SourceHealthChange row's values, in HEALTH_CHANGE_FIELDS order."""
+    return [
+        source_id,
+        result.url[:2000],
+        now,
+        transition.old_health,
+        transition.new_health,
+        str(result.outcome),
+        result.status_code,
+        result.error,
     ]

@@ -30,8 +30,10 @@ from django.utils import timezone
 
 from editorial.linkcheck.bulk_sql import (
     check_values,
+    health_change_values,
     ids_in,
     insert_checks,
+    insert_health_changes,
     save_state,
 )
 from editorial.linkcheck.fetch import (
@@ -372,7 +374,8 @@ def record(
     rng: random.Random | None = None,
     store_text: TextSink | None = None,
 ) -> list[tuple[Source, Transition]]:
-    """Write a LinkCheck per result and fold it into its source's state.
+    """Write a LinkCheck per result, fold it into its source's state, and write a
+    SourceHealthChange for each source whose health it changed (same transaction).
 
     With a lease, only sources still claimed by it are written (checked again
     under a row lock), so a redelivered task never records a check twice.
@@ -395,6 +398,7 @@ def record(
             # Sources grouped by the columns their check changed: one UPDATE per group.
             to_save: dict[tuple[str, ...], list[Source | SourceRow]] = {}
             checks: list[list[Any]] = []
+            health_changes: list[list[Any]] = []
             texts: list[tuple[int, CheckResult]] = []
             for source, result in chunk:
                 if source.pk not in still_held:
@@ -409,6 +413,8 @@ def record(
                 )
                 to_save.setdefault(changed, []).append(source)
                 checks.append(check_values(result, source.pk, now))
+                if transition.health_changed:
+                    health_changes.append(health_change_values(result, source.pk, transition, now))
                 if result.body and store_text is not None:
                     texts.append((source.pk, result))
                 if transition.worth_telling:
@@ -416,6 +422,7 @@ def record(
             for changed, sources in to_save.items():
                 save_state(sources, (*ALWAYS_WRITTEN, *changed))
             insert_checks(checks)
+            insert_health_changes(health_changes)
             # Only pages whose words changed since confirmed carry a text: usually none.
             for source_id, result in texts:
                 assert store_text is not None  # noqa: S101 - texts is filled only then
