@@ -134,20 +134,27 @@ CHECK_FIELDS = (
 )
 
 
-def insert_checks(rows: Sequence[Sequence[Any]]) -> None:
-    """INSERT LinkCheck rows (values in CHECK_FIELDS order) with one executemany.
+def insert_rows(
+    model: type[models.Model], names: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    """INSERT rows of `model` (values in `names` order) with one executemany.
 
-    See save_state for why not bulk_create; no LinkCheck instances are built.
+    See save_state for why not bulk_create; no model instances are built.
     """
     if not rows:
         return
     ops = connection.ops
-    fields = [concrete_field(LinkCheck, name) for name in CHECK_FIELDS]
+    fields = [concrete_field(model, name) for name in names]
     columns = ", ".join(ops.quote_name(str(f.column)) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
-    table = ops.quote_name(LinkCheck._meta.db_table)
+    table = ops.quote_name(model._meta.db_table)
     sql = f"INSERT INTO {table} ({columns}) VALUES ({marks})"  # noqa: S608 - our own columns
     executemany(sql, prepared_rows(fields, rows))
+
+
+def insert_checks(rows: Sequence[Sequence[Any]]) -> None:
+    """INSERT LinkCheck rows (values in CHECK_FIELDS order) with one executemany."""
+    insert_rows(LinkCheck, CHECK_FIELDS, rows)
 
 
 def check_values(result: CheckResult, source_id: int | None, now: datetime) -> list[Any]:
@@ -184,15 +191,7 @@ def insert_health_changes(rows: Sequence[Sequence[Any]]) -> None:
     Written beside the checks, so a run over thousands of sources adds one
     statement per chunk however many of them changed.
     """
-    if not rows:
-        return
-    ops = connection.ops
-    fields = [concrete_field(SourceHealthChange, name) for name in HEALTH_CHANGE_FIELDS]
-    columns = ", ".join(ops.quote_name(str(f.column)) for f in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    table = ops.quote_name(SourceHealthChange._meta.db_table)
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks})"  # noqa: S608 - our own columns
-    executemany(sql, prepared_rows(fields, rows))
+    insert_rows(SourceHealthChange, HEALTH_CHANGE_FIELDS, rows)
 
 
 def health_change_values(
