@@ -45,6 +45,7 @@ from editorial.models import (
     RefusedEdit,
     ScheduledAction,
     ShowMembership,
+    SourceHealthChange,
     SourceSnapshot,
     SourceText,
     WorkflowEvent,
@@ -108,6 +109,7 @@ TABLES: list[Table] = [
     Table("appearances", Appearance),
     Table("sources", Source),
     Table("link_checks", LinkCheck),
+    Table("source_health_changes", SourceHealthChange),
     Table("source_texts", SourceText),
     Table("source_snapshots", SourceSnapshot),
     Table("entries", Entry),
@@ -809,6 +811,7 @@ MERGE_KEYS: dict[str, tuple[str, ...]] = {
 # Rows that come along with the row they belong to, only when that row is added.
 MERGE_OWNED: dict[str, str] = {
     "link_checks": "source",
+    "source_health_changes": "source",
     "transcript_segments": "transcript",
     "source_snapshots": "source",
     "citation_confirmations": "entry",

@@ -359,6 +359,43 @@ class SourceSnapshot(models.Model):
         return f"{self.source_id} at {format_instant(self.fetched_at)}"
 
 
+class SourceHealthChange(models.Model):
+    """One change of a source's link health, written with the check that made it.
+
+    The link checker (editorial.linkcheck.service.record) adds a row in the same
+    transaction as the LinkCheck and the Source update whenever a check moves
+    `Source.health`, so "what state was this source in on a given day" is read,
+    not worked out again from the checks. Only ever added; desk-only (no public
+    view reads it). Kept when LinkCheck history is pruned: one row per change is
+    small, and the dashboard's chart needs the state a source was already in.
+    """
+
+    source = models.ForeignKey(
+        "glossary.Source", on_delete=models.CASCADE, related_name="health_changes"
+    )
+    # The URL that was checked: a source's address can be edited later.
+    url = models.CharField(max_length=2000)
+    at = models.DateTimeField(help_text="When the check that changed the health was made.")
+    from_health = models.CharField(max_length=20)
+    to_health = models.CharField(max_length=20)
+    outcome = models.CharField(max_length=20, help_text="The outcome of that check.")
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="The check's own words, when it failed.")
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        get_latest_by = "at"
+        indexes = [
+            # The source admin's list of changes and the chart's state at its first week.
+            models.Index(fields=["source", "-at"], name="healthchange_source_recent_idx"),
+            # The dashboard chart's changes within its twelve weeks.
+            models.Index(fields=["at"], name="healthchange_at_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id}: {self.from_health} → {self.to_health} at {self.at}"
+
+
 class CitationConfirmation(models.Model):
     """A fact-checker confirmed a citation: which text of its source that confirmation saw.
 

@@ -2,16 +2,15 @@
 
 Each list is read with one query (capped at DASHBOARD_ROWS rows, one more read to
 know there are more), the publish gates of every published entry are run in bulk
-(editorial.gates.run_gates_for), and the health chart replays the link checker's
-history with its own state machine, so the page costs the same number of
-queries whether it lists three rows or three thousand
+(editorial.gates.run_gates_for), and the health chart reads the health changes
+the link checker recorded (editorial.models.SourceHealthChange), so the page
+costs the same number of queries whether it lists three rows or three thousand
 (tests/dashboard/test_dashboard.py pins it).
 """
 
 from __future__ import annotations
 
 import datetime
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +23,13 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from editorial import gates, newsroom, scheduling, workflow
-from editorial.linkcheck.classify import Outcome
-from editorial.linkcheck.fetch import CheckResult
-from editorial.linkcheck.state import apply_result
-from editorial.models import Notification, ScheduledAction, SchedulerHeartbeat, WorkflowEvent
+from editorial.models import (
+    Notification,
+    ScheduledAction,
+    SchedulerHeartbeat,
+    SourceHealthChange,
+    WorkflowEvent,
+)
 from editorial.permissions import Action, can, user_shows
 from editorial.sourcetext import report
 from glossary.models import (
@@ -35,16 +37,12 @@ from glossary.models import (
     Citation,
     Entry,
     EntryVersion,
-    LinkCheck,
     Source,
 )
 
 # Rows shown per list; the rest are one click away in the filtered admin list.
 DASHBOARD_ROWS = 50
 CHART_WEEKS = 12
-# The health chart replays this much history before its first week, so a source
-# that was already failing then is drawn failing (streaks span several checks).
-CHART_LOOKBACK_DAYS = 120
 # How long a failed scheduled action stays on the dashboard.
 FAILED_SCHEDULE_DAYS = 30
 # How long an email given up stays on the dashboard (the email log keeps it).
@@ -338,59 +336,52 @@ def week_ends(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[datetime
 def health_history(now: datetime.datetime, weeks: int = CHART_WEEKS) -> list[dict[str, int]]:
     """Per week end, how many sources were in each health state at that moment.
 
-    The state at a moment is what the link checker's state machine
-    (editorial.linkcheck.state.apply_result) makes of the source's checks up to
-    then, replayed from LinkCheck history; a source with no check yet is
-    "unchecked", and a source added later is not counted. Three queries; only
-    sources checked in the window are replayed.
+    The state at a moment is the one the source's latest SourceHealthChange up to
+    then moved it to (the link checker writes one with each check that changes a
+    source's health); a source with no change yet is "unchecked", and a source
+    added later is not counted. Three queries, whatever the length of the history.
     """
     ends = week_ends(now, weeks)
-    since = ends[0] - datetime.timedelta(days=CHART_LOOKBACK_DAYS)
-    in_window = LinkCheck.objects.filter(
-        source__isnull=False, checked_at__gte=since, checked_at__lte=now
-    )
-    checked = in_window.values("source_id")
-    # A source with no check in the window is "unchecked" throughout the replay:
-    # counted per week in one aggregate, not replayed one by one.
-    idle = Source.objects.filter(created_at__lte=now).exclude(pk__in=checked)
+    changes = SourceHealthChange.objects.filter(at__lte=now)
+    changed = changes.values("source_id")
+    # A source whose health never changed is "unchecked" throughout: counted per
+    # week in one aggregate, not read one by one.
+    idle = Source.objects.filter(created_at__lte=now).exclude(pk__in=changed)
     idle_counts = idle.aggregate(
         **{f"w{w}": Count("pk", filter=Q(created_at__lte=end)) for w, end in enumerate(ends)}
     )
-    created = dict(
-        Source.objects.filter(created_at__lte=now, pk__in=checked).values_list("pk", "created_at")
+    state_at_first_week = Subquery(
+        SourceHealthChange.objects.filter(source=OuterRef("pk"), at__lte=ends[0])
+        .order_by("-at", "-pk")
+        .values("to_health")[:1]
     )
-    checks = in_window.order_by("source_id", "checked_at", "pk").values_list(
-        "source_id", "checked_at", "outcome", "status_code", "final_url", "fingerprint"
+    started = (
+        Source.objects.filter(created_at__lte=now, pk__in=changed)
+        .order_by()
+        .annotate(state=state_at_first_week)
+        .values_list("pk", "created_at", "state")
+    )
+    later = (
+        changes.filter(at__gt=ends[0])
+        .order_by("source_id", "at", "pk")
+        .values_list("source_id", "at", "to_health")
     )
     counts: list[dict[str, int]] = [{state.value: 0 for state in HEALTH_ORDER} for _ in ends]
     for w in range(len(ends)):
         counts[w][Source.Health.UNCHECKED] += idle_counts[f"w{w}"] or 0
-    rng = random.Random(0)  # noqa: S311 - the replay ignores scheduling jitter
     by_source: dict[int, list[tuple[Any, ...]]] = {}
-    for row in checks:
+    for row in later:
         by_source.setdefault(row[0], []).append(row)
-    for source_id, created_at in created.items():
-        replica = Source(health=Source.Health.UNCHECKED)
+    for source_id, created_at, state in started:
+        health = state or Source.Health.UNCHECKED
         history = by_source.get(source_id, [])
         i = 0
         for w, end in enumerate(ends):
             while i < len(history) and history[i][1] <= end:
-                _, checked_at, outcome, status_code, final_url, fingerprint = history[i]
-                try:
-                    result = CheckResult(
-                        url="",
-                        outcome=Outcome(outcome),
-                        status_code=status_code,
-                        final_url=final_url,
-                        fingerprint=fingerprint,
-                    )
-                except ValueError:
-                    pass  # an outcome this version does not know says nothing
-                else:
-                    apply_result(replica, result, checked_at, rng=rng)
+                health = history[i][2]
                 i += 1
             if created_at <= end:
-                counts[w][replica.health] += 1
+                counts[w][health] += 1
     return counts
 
 

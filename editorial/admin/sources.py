@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString
 from editorial import newsroom, workflow
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.reference import ReferenceAdmin
-from editorial.models import ArchiveRequest
+from editorial.models import ArchiveRequest, SourceHealthChange
 from editorial.permissions import Action, acting_user, can, shows_where
 from editorial.sourcetext import report
 from editorial.sourcetext import service as sourcetext
@@ -83,6 +83,7 @@ LINK_HEALTH_FIELDS = [
     "next_check_at",
     "confirmed_at",
     "citing_entries",
+    "health_changes",
     "check_history",
 ]
 
@@ -245,6 +246,34 @@ class SourceAdmin(ReferenceAdmin):
             )
         )
         return SafeString("".join(parts))
+
+    @admin.display(description=f"last {HISTORY_ROWS} health changes")
+    def health_changes(self, obj: Source) -> SafeString | str:
+        changes = list(
+            SourceHealthChange.objects.filter(source=obj).order_by("-at", "-pk")[:HISTORY_ROWS]
+        )
+        if not changes:
+            return "No change yet."
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    newsroom.format_instant(c.at),
+                    c.from_health,
+                    c.to_health,
+                    c.outcome,
+                    c.status_code or "",
+                    c.error,
+                )
+                for c in changes
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th>when</th><th>health</th><th>outcome</th><th>status</th>"
+            "<th>error</th></tr></thead><tbody>{}</tbody></table>",
+            rows,
+        )
 
     @admin.display(description=f"last {HISTORY_ROWS} checks")
     def check_history(self, obj: Source) -> SafeString | str:

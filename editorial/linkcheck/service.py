@@ -12,24 +12,30 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import json
 import logging
 import random
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from operator import attrgetter
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, models, transaction
-from django.db.models import BooleanField, F, Field, Q, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db import connection, transaction
+from django.db.models import F, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
+from editorial.linkcheck.bulk_sql import (
+    check_values,
+    health_change_values,
+    ids_in,
+    insert_checks,
+    insert_health_changes,
+    save_state,
+)
 from editorial.linkcheck.fetch import (
     Checker,
     CheckResult,
@@ -46,7 +52,7 @@ from editorial.linkcheck.state import (
     apply_result,
     tell_editors,
 )
-from glossary.models import Citation, Entry, LinkCheck, Source
+from glossary.models import Citation, Entry, Source
 
 log = logging.getLogger(__name__)
 
@@ -72,20 +78,6 @@ class Claim:
 
     lease: datetime
     source_ids: list[int]
-
-
-def ids_in(model: type[models.Model], column: str, ids: Iterable[int]) -> RawSQL:
-    """A `column IN (...)` filter with the ids written as integer literals.
-
-    Django prepares every value of an `__in` lookup in Python, about 7 µs a value
-    here, so the claim, load and record queries of a 10,000-source run spent
-    more CPU building SQL than checking links. The ids are cast to int, so
-    nothing but digits reaches the SQL.
-    """
-    ops = connection.ops
-    literal = ",".join(str(int(i)) for i in ids) or "NULL"  # IN (NULL) matches nothing
-    qualified = f"{ops.quote_name(model._meta.db_table)}.{ops.quote_name(column)}"
-    return RawSQL(f"{qualified} IN ({literal})", [], output_field=BooleanField())  # noqa: S611
 
 
 def due_sources(now: datetime) -> QuerySet[Source]:
@@ -382,7 +374,8 @@ def record(
     rng: random.Random | None = None,
     store_text: TextSink | None = None,
 ) -> list[tuple[Source, Transition]]:
-    """Write a LinkCheck per result and fold it into its source's state.
+    """Write a LinkCheck per result, fold it into its source's state, and write a
+    SourceHealthChange for each source whose health it changed (same transaction).
 
     With a lease, only sources still claimed by it are written (checked again
     under a row lock), so a redelivered task never records a check twice.
@@ -405,6 +398,7 @@ def record(
             # Sources grouped by the columns their check changed: one UPDATE per group.
             to_save: dict[tuple[str, ...], list[Source | SourceRow]] = {}
             checks: list[list[Any]] = []
+            health_changes: list[list[Any]] = []
             texts: list[tuple[int, CheckResult]] = []
             for source, result in chunk:
                 if source.pk not in still_held:
@@ -418,14 +412,17 @@ def record(
                     n for n, b, a in zip(COMPARED_FIELDS, before, after, strict=True) if b != a
                 )
                 to_save.setdefault(changed, []).append(source)
-                checks.append(_check_values(result, source.pk, now))
+                checks.append(check_values(result, source.pk, now))
+                if transition.health_changed:
+                    health_changes.append(health_change_values(result, source.pk, transition, now))
                 if result.body and store_text is not None:
                     texts.append((source.pk, result))
                 if transition.worth_telling:
                     told_rows.append((source, transition))
             for changed, sources in to_save.items():
-                _save_state(sources, (*ALWAYS_WRITTEN, *changed))
-            _insert_checks(checks)
+                save_state(sources, (*ALWAYS_WRITTEN, *changed))
+            insert_checks(checks)
+            insert_health_changes(health_changes)
             # Only pages whose words changed since confirmed carry a text: usually none.
             for source_id, result in texts:
                 assert store_text is not None  # noqa: S101 - texts is filled only then
@@ -441,137 +438,11 @@ def record(
     return told
 
 
-def _concrete(model: type[models.Model], name: str) -> Field[Any, Any]:
-    field = model._meta.get_field(name)
-    assert isinstance(field, Field)  # noqa: S101 - our own column names, never a relation
-    return field
-
-
-def _prepper(field: Field[Any, Any]) -> Callable[[Any], Any] | None:
-    """A fast value adapter for raw executemany (Field.get_db_prep_save costs ~10 µs a value).
-
-    None means the value goes to the driver as it is. Only the field types the
-    checker writes get a shortcut; anything else falls back to Django's own
-    preparation.
-    """
-    if isinstance(field, models.DateTimeField):
-        if connection.vendor == "sqlite":
-            # Exactly what Django's SQLite backend stores: naive UTC via str().
-            # Most rows repeat the run's `now`, so the last conversion is remembered.
-            last: list[Any] = [None, None]
-
-            def sqlite_datetime(v: datetime | None) -> str | None:
-                if v is None:
-                    return None
-                if v is last[0]:
-                    return last[1]  # type: ignore[no-any-return]
-                text = str((v if v.tzinfo is UTC else v.astimezone(UTC)).replace(tzinfo=None))
-                last[0], last[1] = v, text
-                return text
-
-            return sqlite_datetime
-        if connection.vendor == "postgresql":
-            return None
-    if isinstance(field, models.JSONField):
-        # Most checks follow no redirect: skip json.dumps for the empty chain.
-        return lambda v: "[]" if v == [] else json.dumps(v)
-    if isinstance(field, models.CharField | models.TextField | models.IntegerField):
-        return None
-    if isinstance(field, models.ForeignKey):
-        return None
-    return lambda v: field.get_db_prep_save(v, connection)
-
-
-def _prepared_rows(
-    fields: Sequence[Field[Any, Any]], rows: Iterable[Sequence[Any]]
-) -> list[list[Any]]:
-    """Rows of raw values (in `fields` order) adapted for the driver; only what needs it."""
-    preps = [(i, prep) for i, f in enumerate(fields) if (prep := _prepper(f)) is not None]
-    prepared = []
-    for row in rows:
-        values = list(row)
-        for i, prep in preps:
-            values[i] = prep(values[i])
-        prepared.append(values)
-    return prepared
-
-
-def _executemany(sql: str, rows: list[list[Any]]) -> None:
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
-
-
-def _save_state(sources: Sequence[Source | SourceRow], names: Sequence[str]) -> None:
-    """UPDATE the state columns `names` of `sources` with one executemany.
-
-    bulk_update builds a CASE expression per field and row in Python, which
-    cost more CPU than the HTTP checks themselves at a few thousand sources.
-    Only the columns a check changed are written (a re-checked healthy source:
-    two), which is cheaper to convert and for the database to apply.
-    """
-    if not sources:
-        return
-    ops = connection.ops
-    fields = [_concrete(Source, name) for name in names]
-    assignments = ", ".join(f"{ops.quote_name(str(f.column))} = %s" for f in fields)
-    table = ops.quote_name(Source._meta.db_table)
-    sql = f"UPDATE {table} SET {assignments} WHERE id = %s"  # noqa: S608 - our own columns
-    values = attrgetter(*(f.attname for f in fields), "pk")
-    key = _concrete(Source, "id")
-    _executemany(sql, _prepared_rows([*fields, key], map(values, sources)))
-
-
-_CHECK_FIELDS = (
-    "source",
-    "url",
-    "checked_at",
-    "outcome",
-    "status_code",
-    "final_url",
-    "redirects",
-    "elapsed_ms",
-    "error",
-    "fingerprint",
-)
-
-
-def _insert_checks(rows: Sequence[Sequence[Any]]) -> None:
-    """INSERT LinkCheck rows (values in _CHECK_FIELDS order) with one executemany.
-
-    See _save_state for why not bulk_create; no LinkCheck instances are built.
-    """
-    if not rows:
-        return
-    ops = connection.ops
-    fields = [_concrete(LinkCheck, name) for name in _CHECK_FIELDS]
-    columns = ", ".join(ops.quote_name(str(f.column)) for f in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    table = ops.quote_name(LinkCheck._meta.db_table)
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({marks})"  # noqa: S608 - our own columns
-    _executemany(sql, _prepared_rows(fields, rows))
-
-
-def _check_values(result: CheckResult, source_id: int | None, now: datetime) -> list[Any]:
-    """A LinkCheck row's values, in _CHECK_FIELDS order."""
-    return [
-        source_id,
-        result.url[:2000],
-        now,
-        str(result.outcome),
-        result.status_code,
-        result.final_url[:2000],
-        result.redirects,
-        result.elapsed_ms,
-        result.error,
-        result.fingerprint,
-    ]
-
-
 def record_urls(results: Sequence[CheckResult], now: datetime | None = None) -> None:
     """Record ad hoc URL checks (no source state changes), linking known sources."""
     now = now or timezone.now()
     known = dict(Source.objects.filter(url__in=[r.url for r in results]).values_list("url", "pk"))
-    _insert_checks([_check_values(r, known.get(r.url), now) for r in results])
+    insert_checks([check_values(r, known.get(r.url), now) for r in results])
 
 
 def batches(ids: Sequence[int], size: int | None = None) -> list[list[int]]:

@@ -15,7 +15,10 @@ from django.test.utils import CaptureQueriesContext
 
 from editorial import scheduling, workflow
 from editorial.admin import dashboard
-from glossary.models import Citation, Entry, LinkCheck, Source
+from editorial.linkcheck import service
+from editorial.linkcheck.classify import Outcome
+from editorial.linkcheck.fetch import CheckResult
+from glossary.models import Citation, Entry, Source
 
 NOW = datetime.datetime(2026, 11, 30, 15, 0, tzinfo=datetime.UTC)
 URL = "/admin/dashboard/"
@@ -164,15 +167,13 @@ def test_it_warns_when_the_scheduler_has_not_run(client: Client, editor: User) -
 
 
 def _check(source: Source, days_ago: float, outcome: str) -> None:
-    LinkCheck.objects.create(
-        source=source,
-        url=source.url,
-        outcome=outcome,
-        checked_at=NOW - datetime.timedelta(days=days_ago),
-    )
+    """Record a check as the link checker does: the check, the state, any health change."""
+    source.refresh_from_db()
+    result = CheckResult(url=source.url, outcome=Outcome(outcome))
+    service.record([(source, result)], None, now=NOW - datetime.timedelta(days=days_ago))
 
 
-def test_the_health_chart_replays_each_sources_history_week_by_week(
+def test_the_health_chart_reads_each_sources_health_week_by_week(
     make_source: Callable[..., Source],
 ) -> None:
     rotting = make_source(title="Rotting")

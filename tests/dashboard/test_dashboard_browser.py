@@ -11,7 +11,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from glossary.models import LinkCheck, Source
+from editorial.linkcheck import service
+from editorial.linkcheck.classify import Outcome
+from editorial.linkcheck.fetch import CheckResult
+from glossary.models import Source
 from tests.browser import ARTIFACTS
 
 
@@ -29,11 +32,12 @@ def test_the_dashboard_draws_the_health_chart(
         source = make_source(title=f"Source {i}")
         Source.objects.filter(pk=source.pk).update(created_at=now - datetime.timedelta(days=90))
         for days in (80, 40, 30, 20):
-            LinkCheck.objects.create(
-                source=source,
-                url=source.url,
-                outcome="broken" if i < 2 and days < 45 else "ok",
-                checked_at=now - datetime.timedelta(days=days),
+            outcome = Outcome.BROKEN if i < 2 and days < 45 else Outcome.OK
+            source.refresh_from_db()
+            service.record(
+                [(source, CheckResult(url=source.url, outcome=outcome))],
+                None,
+                now=now - datetime.timedelta(days=days),
             )
     client = Client()
     client.force_login(editor)

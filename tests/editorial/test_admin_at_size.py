@@ -21,6 +21,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from taggit.models import Tag, TaggedItem
 
+from editorial.models import SourceHealthChange
 from glossary.models import (
     Citation,
     Disclosure,
@@ -112,6 +113,18 @@ def grow(n: int = LARGE) -> None:
     LinkCheck.objects.bulk_create(
         LinkCheck(
             source=s, url=s.url, checked_at=NOW - datetime.timedelta(days=i % 60), outcome="ok"
+        )
+        for i, s in enumerate(sources)
+    )
+    # The dashboard's health chart reads these.
+    SourceHealthChange.objects.bulk_create(
+        SourceHealthChange(
+            source=s,
+            url=s.url,
+            at=NOW - datetime.timedelta(days=i % 60),
+            from_health="unchecked",
+            to_health="ok",
+            outcome="ok",
         )
         for i, s in enumerate(sources)
     )

@@ -163,9 +163,10 @@ def test_a_claim_larger_than_a_chunk_is_checked_and_recorded_chunk_by_chunk(
     claim = service.claim_sources([s.pk for s in sources] + [taken.pk])
     # Another run claims one source of the last chunk before this run reaches it.
     service.claim_sources([taken.pk], now=timezone.now() + timedelta(minutes=1))
-    # Seven statements a chunk, however large: load, citations, savepoint, lock,
-    # one executemany UPDATE, one executemany INSERT, release.
-    with django_assert_num_queries(3 * 7):
+    # Eight statements a chunk, however large: load, citations, savepoint, lock,
+    # one executemany UPDATE, one executemany INSERT of the checks, one of the health
+    # changes (every source here goes from unchecked to ok), release.
+    with django_assert_num_queries(3 * 8):
         chunks = list(service.iter_check_claimed(claim))
     assert [len(chunk) for chunk in chunks] == [2, 2, 1]
     assert LinkCheck.objects.count() == 5
@@ -174,6 +175,10 @@ def test_a_claim_larger_than_a_chunk_is_checked_and_recorded_chunk_by_chunk(
         source.refresh_from_db()
         assert source.last_outcome == "ok" and source.health == Source.Health.OK
     assert len(server.requests) == 5  # one GET for each claimed page, once
+    # Checked again, no health changes: no INSERT of changes, seven statements a chunk.
+    again = service.claim_sources([s.pk for s in sources])
+    with django_assert_num_queries(3 * 7):
+        list(service.iter_check_claimed(again))
 
 
 def test_a_source_row_holds_each_loaded_column_under_its_own_name() -> None:

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from config.celery import app
 from editorial import newsroom
+from editorial.models import SourceHealthChange
 from glossary.models import Citation, LinkCheck, Source
 from tests.linkcheck.server import LocalSite
 from tests.personas import client_for
@@ -56,6 +57,31 @@ def test_the_source_page_shows_state_history_and_citing_entries(
     assert "<td>broken</td><td>404</td>" in html
     assert "Interconnect" in html
     assert reverse("admin:glossary_entry_change", args=[entry.pk]) in html
+
+
+def test_the_source_page_lists_its_health_changes_read_only(
+    fact_checker_client: Client, make_source
+) -> None:
+    source = make_source()
+    at = timezone.now() - datetime.timedelta(days=2)
+    SourceHealthChange.objects.create(
+        source=source,
+        url=source.url,
+        at=at,
+        from_health="ok",
+        to_health="failing",
+        outcome="broken",
+        status_code=404,
+        error="gone",
+    )
+    response = fact_checker_client.get(reverse("admin:glossary_source_change", args=[source.pk]))
+    html = response.content.decode()
+    assert "Last 20 health changes" in html
+    assert (
+        f"<tr><td>{newsroom.format_instant(at)}</td><td>ok → failing</td><td>broken</td>"
+        "<td>404</td><td>gone</td></tr>"
+    ) in html
+    assert 'name="health_changes"' not in html  # shown, never a form field
 
 
 def test_sources_can_be_filtered_by_health_and_by_changed_text(
