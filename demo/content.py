@@ -253,7 +253,7 @@ def _publish_if_changed(entry: Entry) -> bool:
         and live.data == document.build(entry).dump()
     ):
         return False
-    publishing.publish(entry, comment="Demo content")
+    publishing.make_live([(entry, None)], comment="Demo content")
     return True
 
 

@@ -410,8 +410,12 @@ def publish_entries(
     self-approval rule, the version reviewed (`expected_versions`, by entry id) and
     what happened to it since (`seen_events`), the publish checks): otherwise nothing
     is published and the first refusal is raised. The checks, the public records and
-    the pages are done for all of them together (glossary.publishing.publish_many),
+    the pages are done for all of them together (glossary.publishing.make_live),
     which is what makes publishing thousands of entries affordable (generate_glossary).
+
+    The one door through which an entry reaches readers: every publish (the admin's,
+    a bulk action's, the scheduler's, the demo's and the generator's) comes here, and
+    only here and `publish_check_dates` call the make-live step.
     """
     require(user, Action.PUBLISH)
     entries = list(entries)
@@ -499,7 +503,7 @@ def publish_entries(
             EntryVersion.objects.filter(pk=copy.pk).update(created_by=copy.created_by_id)
         reviewed: dict[int, EntryVersion | None] = {e.pk: latest.get(e.pk) for e in locked}
         reviewed |= {entry.pk: copy for entry, copy in zip(again, copies, strict=True)}
-        versions = publishing.publish_many(
+        versions = publishing.make_live(
             [(entry, reviewed[entry.pk]) for entry in locked],
             user=user,
             material=material,
@@ -774,10 +778,9 @@ def publish_check_dates(
         if blocking:
             raise GateFailed(results)
         before = locked.status
-        version = publishing.publish(
-            locked,
+        (version,) = publishing.make_live(
+            [(locked, working)],
             user=user,
-            version=working,
             material=False,
             comment="New citation check dates.",
             now=now,

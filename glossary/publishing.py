@@ -2,9 +2,11 @@
 
 Editors edit `Entry` and its parts freely. `save_version` freezes all of it
 into an immutable `EntryVersion` whose document (glossary.document) says
-everything the entry says; `publish` makes a version the live one and renders
+everything the entry says; `make_live` makes a version the live one and renders
 its whole page once (glossary.entry_page), so readers never see half-edited
-work and public views never re-assemble an entry. See docs/architecture.md.
+work and public views never re-assemble an entry. Nothing here checks who may
+publish: editorial.workflow's publishes are the one door, and they call `make_live`
+once their checks pass. See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -365,34 +367,7 @@ def _readers_see_a_change(
 
 
 @transaction.atomic
-def publish(
-    entry: Entry,
-    *,
-    user: Actor = None,
-    version: EntryVersion | None = None,
-    material: bool = True,
-    correction_note: str = "",
-    comment: str = "",
-    now: datetime.datetime | None = None,
-) -> EntryVersion:
-    """Make `version` (by default a fresh snapshot of the working copy) what readers see.
-
-    What the version says about the people, episodes, organisations, sources
-    and tags it names becomes their public record; other live pages that show
-    them are rendered again with it.
-    """
-    return publish_many(
-        [(entry, version)],
-        user=user,
-        material=material,
-        correction_note=correction_note,
-        comment=comment,
-        now=now,
-    )[0]
-
-
-@transaction.atomic
-def publish_many(
+def make_live(
     items: Sequence[tuple[Entry, EntryVersion | None]],
     *,
     user: Actor = None,
@@ -401,13 +376,20 @@ def publish_many(
     comment: str = "",
     now: datetime.datetime | None = None,
 ) -> list[EntryVersion]:
-    """`publish` for several entries at once, each with its own version (None: a fresh
-    snapshot), in one transaction; the result in the order given.
+    """Make each version (None: a fresh snapshot of the working copy) what readers see of
+    its entry, in one transaction; the result in the order given.
 
-    Exactly what publishing them one after another would leave, at a number of queries
-    that grows by a few per entry instead of by a hundred: the public records are
-    refreshed once, each page is rendered once with every entry of the batch already
-    live, and the generation token is replaced once.
+    The make-live step of a publish, and nothing else: it checks no role, state or
+    publish check. Only editorial.workflow's publishes call it, after those checks (a
+    test holds that no other code does), so readers see only what someone other than
+    its author approved.
+
+    What a version says about the people, episodes, organisations, sources and tags it
+    names becomes their public record; other live pages that show them are rendered
+    again with it. A batch leaves exactly what making them live one after another
+    would, at a number of queries that grows by a few per entry instead of by a
+    hundred: the public records are refreshed once, each page is rendered once with
+    every entry of the batch already live, and the generation token is replaced once.
     """
     now = now or timezone.now()
     items = list(items)
@@ -486,7 +468,7 @@ def publish_many(
 
 
 def _save_published(pairs: Sequence[tuple[Entry, EntryVersion]], now: datetime.datetime) -> None:
-    """Write what publishing set on the entries (`publish_many`): one entry is saved as
+    """Write what publishing set on the entries (`make_live`): one entry is saved as
     anywhere else (its model signals sent), a batch in one statement."""
     if len(pairs) == 1:
         entry, _ = pairs[0]

@@ -16,7 +16,7 @@ readers see come from published documents, never from the tables:
 - `approved_facts(doc)` is what a live page renders with: the records' facts for
   everything the document names. So when a correction is published with one
   entry, every other live page showing the same person is rendered again with
-  it (glossary.publishing.publish), and `manage.py rerender` does the same.
+  it (glossary.publishing.make_live), and `manage.py rerender` does the same.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import pytest
 
 from demo.content import load_demo
 from glossary.models import Entry, EntryVersion, Episode, Quote, Source
+from tests.live import make_live_unchecked
 
 SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_f28e23b7ec49cb0e.txt"
 SEED_FALLBACK = Path(__file__).resolve().parents[2] / "tests" / "data" / "seed_interconnect.txt"
@@ -133,9 +134,8 @@ def test_the_demo_has_enough_entries_for_index_tags_and_search(demo):
 def test_the_sponsorship_sentence_is_derived_from_episode_data(client, demo):
     ep28 = Episode.objects.get(number=28)
     ep28.sponsorships.update(read_at=9)
-    from glossary import publishing
 
-    publishing.publish(Entry.objects.get(slug="interconnect"))
+    make_live_unchecked(Entry.objects.get(slug="interconnect"))
     page = visible_text(client.get("/glossary/interconnect/").content.decode())
     assert "Episode 28 is a Season 2 episode sponsored by Galileo (intro at 0:09)." in page
 

@@ -28,6 +28,7 @@ from glossary import publishing
 from glossary.models import Appearance, Entry, Episode, Person, PublicRecord, Show
 from glossary.publishing import save_version
 from tests.exchange.test_import_errors import empty_content, run_import, write
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.visibility.desk import edit_object, publish
 
@@ -56,7 +57,7 @@ def corrected(client, demo, writer, editor):
     other.quotes.create(
         episode=Episode.objects.get(number=44), speaker=patel, start=1540, text="Scale across."
     )
-    publishing.publish(other, user=editor)
+    make_live_unchecked(other, user=editor)
     edit_object(writer, "glossary_person", patel.pk, name=CORRECTED)
     publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
     for url in SHOWING_PATEL:
@@ -149,7 +150,7 @@ def _a_second_entry_and_a_new_guest(episode: Episode, editor: User) -> Person:
     other = Entry.objects.get(slug="scale-out-network")
     patel = Person.objects.get(slug="jeetu-patel")
     other.quotes.create(episode=episode, speaker=patel, start=1540, text="Scale across.")
-    publishing.publish(other, user=editor)
+    make_live_unchecked(other, user=editor)
     zed = Person.objects.create(name="Zed Zebra", slug="zed-zebra")
     Appearance.objects.create(episode=episode, person=zed, role="guest", title="Chief Officer")
     return zed
@@ -161,7 +162,7 @@ def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(cl
     episode = Episode.objects.get(number=44)
     zed = _a_second_entry_and_a_new_guest(episode, editor)
     interconnect = Entry.objects.get(slug="interconnect")
-    publishing.publish(interconnect, user=editor)
+    make_live_unchecked(interconnect, user=editor)
     assert "Zed Zebra" in client.get("/episodes/demo-show/3/44/").content.decode()
     workflow.unpublish_entry(interconnect, user=editor)
     assert "Zed Zebra" not in client.get("/episodes/demo-show/3/44/").content.decode()
@@ -171,7 +172,7 @@ def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(cl
     training.quotes.create(
         episode=Episode.objects.get(number=28), speaker=zed, start=60, text="Hello."
     )
-    publishing.publish(training, user=editor)
+    make_live_unchecked(training, user=editor)
     assert client.get("/people/zed-zebra/").status_code == 200
     for url in ["/episodes/demo-show/3/44/", "/api/v1/episodes/"]:
         body = client.get(url).content.decode()
@@ -264,7 +265,7 @@ def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdra
     for slug in ("scale-out-network", "interconnect"):
         entry = Entry.objects.get(slug=slug)
         entry.quotes.create(episode=episode, speaker=patel, start=60, text="Twenty-eight.")
-    publishing.publish(Entry.objects.get(slug="scale-out-network"), user=editor)
+    make_live_unchecked(Entry.objects.get(slug="scale-out-network"), user=editor)
     other = Show.objects.create(name="Other Show", slug="other-show")
     edit_object(writer, "glossary_episode", episode.pk, show=str(other.pk))
     publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
@@ -297,7 +298,7 @@ def test_a_renumbered_episode_gives_its_address_back_with_the_entry_that_carried
     for slug in ("scale-out-network", "interconnect"):
         entry = Entry.objects.get(slug=slug)
         entry.quotes.create(episode=episode, speaker=patel, start=60, text="Twenty-eight.")
-    publishing.publish(Entry.objects.get(slug="scale-out-network"), user=editor)
+    make_live_unchecked(Entry.objects.get(slug="scale-out-network"), user=editor)
     edit_object(writer, "glossary_episode", episode.pk, number="29", title=RETITLED)
     publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
     workflow.delete_entry(Entry.objects.get(slug="interconnect"), user=admin_user)
@@ -307,7 +308,7 @@ def test_a_renumbered_episode_gives_its_address_back_with_the_entry_that_carried
     new = Episode.objects.create(show=episode.show, season=2, number=29, title="Brand New")
     gpu = Entry.objects.get(slug="gpu")
     gpu.quotes.create(episode=new, speaker=patel, start=30, text="New.")
-    publishing.publish(gpu, user=editor)
+    make_live_unchecked(gpu, user=editor)
     assert "Brand New" in client.get("/episodes/demo-show/2/29/").content.decode()
     assert RETITLED in client.get("/episodes/demo-show/2/28/").content.decode()
     assert PublicRecord.objects.filter(kind="episode", slug="demo-show/2/29").count() == 1
@@ -321,7 +322,7 @@ def test_an_import_believes_no_record_its_versions_do_not_state(
     conor = Person.objects.get(slug="conor")
     # Published last, and naming no one.
     gpu = Entry.objects.get(slug="gpu")
-    publishing.publish(gpu, user=editor)
+    make_live_unchecked(gpu, user=editor)
     gpu.refresh_from_db()
     Person.objects.filter(pk=patel.pk).update(name="Unapproved Patel")
     draft = save_version(Entry.objects.get(slug="interconnect"), user=writer, comment="Draft.")
@@ -373,7 +374,7 @@ def test_a_deleted_tag_keeps_its_page_while_a_live_entry_shows_it(client, demo, 
     assert after.content == before.content and b"Ultra Ethernet" in after.content
     assert 'href="/tags/standards/"' in client.get("/glossary/ultra-ethernet/").content.decode()
     # Published again without it, the entry takes the tag's page with it.
-    publishing.publish(Entry.objects.get(slug="ultra-ethernet"), user=editor)
+    make_live_unchecked(Entry.objects.get(slug="ultra-ethernet"), user=editor)
     assert client.get("/tags/standards/").status_code == 404
 
 

@@ -23,6 +23,7 @@ from editorial import workflow
 from glossary import publishing
 from glossary.models import Entry, EntryVersion, Episode, Person, PublicRecord, Show
 from tests.exchange.test_import_errors import empty_content, run_import, write
+from tests.live import make_live_unchecked
 from tests.visibility.desk import edit_object
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +40,7 @@ def other_show(demo, editor) -> Episode:
     gpu.quotes.create(
         episode=episode, speaker=Person.objects.get(slug="jeetu-patel"), start=30, text="Hi."
     )
-    publishing.publish(gpu, user=editor)
+    make_live_unchecked(gpu, user=editor)
     return episode
 
 

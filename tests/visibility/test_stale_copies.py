@@ -15,6 +15,7 @@ from django.urls import reverse
 from glossary import publishing
 from glossary.models import Entry, Listing
 from tests.concurrency import in_thread
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
@@ -23,7 +24,7 @@ def test_a_copy_read_before_a_withdrawal_and_saved_after_it_does_not_bring_the_p
     client, make_entry
 ):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert client.get("/glossary/widget/").status_code == 200
     read_by_the_form = Entry.objects.get(pk=entry.pk)
     publishing.unpublish(Entry.objects.get(pk=entry.pk))
@@ -41,12 +42,12 @@ def test_a_copy_read_before_a_publish_and_saved_after_it_keeps_the_new_version_l
     make_entry,
 ):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     first = Entry.objects.get(pk=entry.pk)
     fresh = Entry.objects.get(pk=entry.pk)
     fresh.summary = "The second summary."
     fresh.save()
-    publishing.publish(fresh)
+    make_live_unchecked(fresh)
     second = Entry.objects.get(pk=entry.pk).live_version
     assert second is not None and second != first.live_version
     first.body = "Edited on a copy read before the second publish."
@@ -60,7 +61,7 @@ def test_a_copy_read_before_a_publish_and_saved_after_it_keeps_the_new_version_l
 
 def test_a_deleted_entrys_copy_is_not_inserted_again(make_entry):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     copy = Entry.objects.get(pk=entry.pk)
     Entry.objects.get(pk=entry.pk).delete()
     copy.summary = "Saved after the deletion."

@@ -22,6 +22,7 @@ from django.urls import reverse
 from glossary import publishing, selectors
 from glossary.models import Entry, EntryVersion, Listing
 from tests.concurrency import backends_waiting_on_a_lock, in_thread, poll
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.visibility.desk import edit_entry
 
@@ -51,7 +52,7 @@ def test_a_live_version_cannot_be_deleted_on_its_own(client, demo, admin_user):
 @pytest.mark.django_db
 def test_an_edit_recorded_after_an_archive_it_did_not_see_keeps_it_archived(make_entry):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     read_by_the_form = Entry.objects.get(pk=entry.pk)
     publishing.unpublish(Entry.objects.get(pk=entry.pk), archive=True)
     read_by_the_form.body = "Edited as it was archived."
@@ -72,7 +73,7 @@ def test_a_rerender_and_a_withdrawal_at_the_same_moment_both_finish(make_entry):
     (PostgreSQL ended one of them with "deadlock detected")."""
     entries = [make_entry(term, slug=term.lower()) for term in ("Alpha", "Beta", "Gamma")]
     for entry in entries:
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     withdrawn = entries[1]
     inside, go = threading.Event(), threading.Event()
 
@@ -112,7 +113,7 @@ def test_a_rerender_and_edits_of_many_entries_at_the_same_moment_both_finish(
     merge waits for the rerender before it locks any entry."""
     entries = [make_entry(term, slug=term.lower()) for term in ("Zulu", "Mike", "Alpha")]
     for entry in entries:
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     # The order the rerender lists the entries in again, so checks them at its commit; the
     # merge's order (A–Z) is another, here the opposite one, whatever the ids.
     relisted = [v.entry_id for v in selectors.live_versions().only("pk", "entry")]
