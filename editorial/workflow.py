@@ -853,8 +853,15 @@ def revoke_share_links(entry: Entry, *, user: Any, because: str) -> int:
     )
 
 
-# The history comment of an unpublish the scheduler carried out: no reason anyone wrote.
+# How the reason of an unpublish the scheduler carried out begins (`scheduled_reason`):
+# it names the schedule, not a reason anyone wrote for readers.
 SCHEDULED_UNPUBLISH = "Scheduled unpublish."
+
+
+def scheduled_reason(scheduled_by: Any, scheduled_at: datetime.datetime) -> str:
+    """The reason a scheduled unpublish carries: that it was scheduled, by whom and when."""
+    who = scheduled_by.get_username() if scheduled_by is not None else "someone"
+    return f"{SCHEDULED_UNPUBLISH} Scheduled by {who} on {newsroom.format_instant(scheduled_at)}."
 
 
 def withdrawal_reason(entry: Entry) -> str:
@@ -874,12 +881,22 @@ def withdrawal_reason(entry: Entry) -> str:
     )
     if last is None or last.action != WorkflowEvent.Action.UNPUBLISH:
         return ""
-    return "" if last.comment == SCHEDULED_UNPUBLISH else last.comment.strip()
+    return "" if last.comment.startswith(SCHEDULED_UNPUBLISH) else last.comment.strip()
 
 
-def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
-    """Take the entry off the public site; its working copy becomes a draft."""
+def unpublish_entry(entry: Entry, *, user: Any, comment: str) -> WorkflowEvent:
+    """Take the entry off the public site; its working copy becomes a draft.
+
+    A withdrawal always says why (`comment`, kept in the entry's history and offered as
+    the correction note when it comes back): an empty one is refused, from any caller.
+    """
     require(user, Action.UNPUBLISH, entry)
+    comment = comment.strip()
+    if not comment:
+        raise WorkflowError(
+            "Write why the entry is coming down: the reason is kept in its history. "
+            "Nothing was unpublished."
+        )
     with transaction.atomic():
         locked = _lock(entry)
         if not locked.is_live:

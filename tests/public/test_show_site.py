@@ -293,7 +293,7 @@ def test_an_unpublished_entry_is_gone_from_every_show_address_even_cached(
     settings.PUBLIC_PAGE_CACHE = True
     for reader, url, shown in show_urls_of("aardvark"):
         assert shown in text(reader.get(url)), url  # and now cached
-    workflow.unpublish_entry(published["alpha"], user=editor)
+    workflow.unpublish_entry(published["alpha"], user=editor, comment="Withdrawn.")
     for reader, url, shown in show_urls_of("aardvark"):
         response = reader.get(url)
         if "glossary/aardvark/" in url:

@@ -280,7 +280,8 @@ def test_only_whoever_may_unpublish_is_asked(live: Entry, writer: User) -> None:
 
 
 def test_a_scheduled_unpublish_offers_no_note(live: Entry, editor: User) -> None:
-    workflow.unpublish_entry(live, user=editor, comment=workflow.SCHEDULED_UNPUBLISH)
+    reason = workflow.scheduled_reason(editor, live.created_at)
+    workflow.unpublish_entry(live, user=editor, comment=reason)
     assert workflow.withdrawal_reason(live) == ""
 
 

@@ -84,7 +84,9 @@ def _assert_the_correction_stands(client) -> None:
 
 
 def test_a_person_correction_stands_when_its_entry_is_unpublished(client, corrected, editor):
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     _assert_the_correction_stands(client)
     # And `rerender`, which every deploy runs, keeps it.
     publishing.rerender_all()
@@ -106,7 +108,9 @@ def test_a_person_correction_stands_when_its_entry_is_deleted(client, corrected,
 
 def test_a_later_publish_still_replaces_a_correction(client, corrected, writer, editor):
     """Standing is not sticking: the next approved change to him is what readers see."""
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     edit_object(writer, "glossary_person", corrected.pk, name="Jeetu Patel, again")
     publish(Entry.objects.get(slug="scale-out-network"), writer=writer, editor=editor)
     for url in ["/people/jeetu-patel/", "/glossary/scale-out-network/"]:
@@ -116,7 +120,7 @@ def test_a_later_publish_still_replaces_a_correction(client, corrected, writer, 
 
 def test_a_record_still_goes_when_no_live_entry_names_him(client, corrected, editor):
     for slug in ["interconnect", "scale-out-network"]:
-        workflow.unpublish_entry(Entry.objects.get(slug=slug), user=editor)
+        workflow.unpublish_entry(Entry.objects.get(slug=slug), user=editor, comment="Withdrawn.")
     assert client.get("/people/jeetu-patel/").status_code == 404
     assert not PublicRecord.objects.filter(kind="person", object_id=corrected.pk).exists()
 
@@ -136,7 +140,9 @@ def test_a_tag_rename_reaches_every_live_entry_and_stands_when_its_entry_is_with
         page = client.get(f"/glossary/{slug}/").content.decode()
         assert RENAMED in page and ">ai-infrastructure<" not in page, slug
         assert RENAMED in client.get(f"/api/v1/entries/{slug}/").json()["tags"], slug
-    workflow.unpublish_entry(Entry.objects.get(slug="training"), user=second_editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="training"), user=second_editor, comment="Withdrawn."
+    )
     assert RENAMED in client.get("/tags/").content.decode()
     assert client.get("/api/v1/tags/ai-infrastructure/").json()["name"] == RENAMED
     for slug in ["ai-factory", "inference"]:
@@ -164,7 +170,7 @@ def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(cl
     interconnect = Entry.objects.get(slug="interconnect")
     make_live_unchecked(interconnect, user=editor)
     assert "Zed Zebra" in client.get("/episodes/demo-show/3/44/").content.decode()
-    workflow.unpublish_entry(interconnect, user=editor)
+    workflow.unpublish_entry(interconnect, user=editor, comment="Withdrawn.")
     assert "Zed Zebra" not in client.get("/episodes/demo-show/3/44/").content.decode()
     assert client.get("/people/zed-zebra/").status_code == 404
     # Another entry quotes him on another episode: his own record is back, not the guest.
@@ -222,7 +228,9 @@ def test_an_episode_title_correction_stands_when_its_entry_is_unpublished(client
     """Found by a hostile walk: a corrected title went back to the one it replaced on the
     episode's page, every list of episodes and the other entry's page when the entry that
     carried the correction was withdrawn. Its guests still follow the live versions."""
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     _assert_the_title_stands_without_the_guest(client, retitled)
     publishing.rerender_all()
     _assert_the_title_stands_without_the_guest(client, retitled)
@@ -242,7 +250,9 @@ def test_an_episode_title_correction_stands_when_its_entry_is_deleted(client, re
 
 
 def test_a_later_publish_still_retitles_an_episode(client, retitled, writer, editor):
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     episode = Episode.objects.get(number=44)
     edit_object(writer, "glossary_episode", episode.pk, title="Scale Across, again")
     publish(Entry.objects.get(slug="scale-out-network"), writer=writer, editor=editor)
@@ -276,7 +286,9 @@ def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdra
 
     if not withdrawn_first:
         move_back()
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     if withdrawn_first:
         move_back()
     publishing.rerender_all()

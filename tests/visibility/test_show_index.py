@@ -61,7 +61,7 @@ def test_a_desk_move_of_an_episode_blocks_no_withdrawal(client, other_show, writ
     demo_episode = Episode.objects.get(number=28)
     edit_object(writer, "glossary_episode", demo_episode.pk, show=str(other_show.show_id))
     edit_object(writer, "glossary_episode", other_show.pk, show=str(home.pk))
-    workflow.unpublish_entry(Entry.objects.get(slug="gpu"), user=editor)
+    workflow.unpublish_entry(Entry.objects.get(slug="gpu"), user=editor, comment="Withdrawn.")
     publishing.rerender_all()
     assert client.get("/episodes/other-show/1/99/").status_code == 404
     assert not PublicRecord.objects.filter(kind="show", slug="other-show").exists()

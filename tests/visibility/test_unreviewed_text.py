@@ -38,7 +38,7 @@ def test_a_see_also_target_without_a_live_version_is_named_as_the_linking_versio
     client, demo, writer, editor
 ):
     inference = Entry.objects.get(slug="inference")
-    workflow.unpublish_entry(inference, user=editor)
+    workflow.unpublish_entry(inference, user=editor, comment="Withdrawn.")
     edit_entry(writer, inference, term="Renamed Inference")
     training = Entry.objects.get(slug="training")
     publishing.rerender_all()
