@@ -268,10 +268,6 @@ def writers_of(entry: Entry) -> set[int]:
     return ids
 
 
-def is_author_of_change(entry: Entry, user: Any) -> bool:
-    return bool(authorship(entry, user))
-
-
 def authorship(entry: Entry, user: Any) -> str:
     """Why `user` wrote part of the entry's change, as the start of a sentence ("You wrote
     part of this change"); empty when they did not. They saved or submitted it since its

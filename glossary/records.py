@@ -13,8 +13,8 @@ readers see come from published documents, never from the tables:
   address, guests and sponsors are always the newest live version's;
 - `refresh(keys)` recomputes the records of those objects after a version goes
   live or is withdrawn, deleting those no live version names any more;
-- `approved_facts(doc)` is what a live page renders with: the records' facts for
-  everything the document names. So when a correction is published with one
+- `approved_facts_each(docs)` is what a live page renders with: the records' facts for
+  everything each document names. So when a correction is published with one
   entry, every other live page showing the same person is rendered again with
   it (glossary.publishing.make_live), and `manage.py rerender` does the same.
 """
@@ -473,22 +473,6 @@ def _records(kind: str, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     return dict(rows.values_list("object_id", "data"))
 
 
-def approved_facts(doc: EntryDocument) -> Facts:
-    """The facts a live page shows for what `doc` names: the public records' where they exist."""
-    return _approved([[doc]])[0]
-
-
-def approved_facts_of(docs: Iterable[EntryDocument]) -> Facts:
-    """The approved facts of everything several documents name, in one read per kind.
-
-    An episode's record may come from a newer version than a document, naming
-    sponsors or guests the document does not: their records are read too. Where
-    an object has no record yet (the document being published), its own facts
-    stand.
-    """
-    return _approved([list(docs)])[0]
-
-
 def with_approved_tags(docs: Sequence[EntryDocument]) -> list[EntryDocument]:
     """Each document with its tags named as their public records name them, in one read.
 
@@ -515,12 +499,20 @@ def with_approved_tags(docs: Sequence[EntryDocument]) -> list[EntryDocument]:
 
 
 def approved_facts_each(docs: Sequence[EntryDocument]) -> list[Facts]:
-    """`approved_facts` of each document, in the order given, with the records read once."""
+    """The facts a live page shows for what each document names, in the order given: the
+    public records' where they exist, with the records read once."""
     return _approved([[doc] for doc in docs])
 
 
 def _approved(groups: Sequence[Sequence[EntryDocument]]) -> list[Facts]:
-    """`approved_facts_of` each group of documents; every record is read and validated once."""
+    """The approved facts of everything each group of documents names; every record is
+    read and validated once.
+
+    An episode's record may come from a newer version than a document, naming
+    sponsors or guests the document does not: their records are read too. Where
+    an object has no record yet (the document being published), its own facts
+    stand.
+    """
     own_episodes = [
         {pk: f for doc in group for pk, f in doc.facts.episodes.items()} for group in groups
     ]

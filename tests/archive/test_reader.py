@@ -63,7 +63,7 @@ def test_a_saved_capture_changes_nothing_readers_see_until_someone_else_publishe
     newest = entry.versions.order_by("-number").first()
     assert newest.created_by == fact_checker
     assert "Archived copy of" in newest.comment
-    assert workflow.is_author_of_change(entry, fact_checker)
+    assert workflow.authorship(entry, fact_checker)
     make_live_unchecked(Entry.objects.get(pk=entry.pk), user=second_editor)
     shown = page(client)
     assert f'<a class="archive" href="{url}" rel="noopener">{LABEL}' in shown
