@@ -596,9 +596,9 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
 # A rerender rewrites every listing row, count and public record, and at its commit the
 # listing's key takes a share of every live entry's row; a publish holds its entry's row
 # and writes a few of those rows, a tag merge locks entries one by one in A–Z order.
-# Interleaved, each waited for the other and PostgreSQL ended one ("deadlock detected",
-# hostile walks 1–3). So they wait for a rerender under way, and it for them, each before
-# it holds any entry row. SQLite has one writer at a time.
+# Interleaved, each would wait for the other until PostgreSQL ended one ("deadlock
+# detected"). So they wait for a rerender under way, and it for them, each before it
+# holds any entry row. SQLite has one writer at a time.
 _READERS_LOCK = 0x676C6F7373617279  # any key no other lock uses
 
 

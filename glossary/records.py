@@ -66,9 +66,9 @@ def _newest_live(kind: str, ids: list[int]) -> dict[int, tuple[int, Any]]:
     if kind == Kind.TAG and len(newest) < len(ids):
         # A tag deleted on the desk takes its index rows with it, while the live versions
         # carrying it show it until they are published again: their listings still name
-        # it (glossary.listing_index), so its page stays as long as theirs do. (Read from the
-        # index alone, `manage.py rerender` deleted the record and changed readers' pages
-        # with nothing published; a hostile walk.)
+        # it (glossary.listing_index), so its page stays as long as theirs do. Read from
+        # the index alone, `manage.py rerender` would delete the record and change readers'
+        # pages with nothing published.
         named = (
             ListingName.objects.filter(
                 kind=Kind.TAG,
@@ -154,13 +154,12 @@ def _newest_published(
 # episode's record also holds facts that follow the live versions even when its own
 # stand (`FOLLOWING_LIVE`): who appeared on it and who sponsored it, links to other
 # records (kept after the entry that published them was withdrawn, a guest that entry
-# added, hidden once his own record went, came back on the episode page when another
-# entry named him), and its address: its show, season and number, with the record's
-# slug and place in lists. An address that stood pointed at a show whose record had
-# gone, and withdrawing an entry failed rendering the pages left (a hostile walk); the
-# desk's episodes may also take an address that stood. (Its title followed the live
-# versions too, until a walk saw a corrected title go back to the one it replaced when
-# the entry carrying the correction was withdrawn.)
+# added, hidden once his own record went, would come back on the episode page when
+# another entry named him), and its address: its show, season and number, with the
+# record's slug and place in lists. An address that stood could point at a show whose
+# record had gone, and withdrawing an entry could not render the pages left; the desk's
+# episodes may also take an address that stood. Its title stands like any other fact:
+# a corrected title stays when the entry that carried the correction is withdrawn.
 STANDING = frozenset(
     {Kind.SHOW, Kind.EPISODE, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE, Kind.TAG}
 )
