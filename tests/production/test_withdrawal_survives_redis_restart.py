@@ -1,5 +1,5 @@
 """Nothing withdrawn comes back through the cache: a real Redis killed and restarted from its
-append-only file, with an unpublish done while it was down (issue 10, finding 6)."""
+append-only file, with an unpublish done while it was down."""
 
 from __future__ import annotations
 

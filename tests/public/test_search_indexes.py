@@ -290,9 +290,9 @@ def test_pages_read_across_tiers_lay_them_end_to_end(client, make_entry, monkeyp
 
 
 def test_following_next_from_the_first_page_reads_every_result_once(client, make_entry):
-    """A hostile walk (2026-12-03): a page starting inside one tier and ending in a later
-    one stopped early (it counted the rows read twice), so an entry was never shown and
-    the page said there was no next one."""
+    """A page starting inside one tier and ending in a later one reads on to its end: were
+    the rows read twice counted, it would stop early, an entry would never be shown and
+    the page would say there was no next one."""
     publish_widgets(make_entry)
     everything = slugs("widget")
     for size in (1, 2, 3, 4):
@@ -310,7 +310,7 @@ def test_following_next_from_the_first_page_reads_every_result_once(client, make
 
 def test_or_with_an_excluded_word_lists_an_entry_once(make_entry):
     """Found by its term (no "kwzbar" there), not by its term and summary (which says it),
-    and again by its body: listed in the first tier only (a hostile walk, 2026-12-03)."""
+    and again by its body: listed in the first tier only."""
     publish(
         make_entry, "Dupcheck alpha", slug="dupcheck-alpha",
         summary="Mentions kwzbar here.", body="Says kwzfoo.",

@@ -234,7 +234,7 @@ def test_the_code_digest_is_the_code_this_process_imported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A worker still running the last release after a deploy changed the files must store
-    its pages under the last release's digest, not the new files' (a hostile walk)."""
+    its pages under the last release's digest, not the new files'."""
     imported = reference_views._rendered_by()
     monkeypatch.setattr(reference_views, "_code_digest", lambda: "the files as they are now")
     assert reference_views._rendered_by() == imported

@@ -1,5 +1,5 @@
-"""Topics in any script, or with no letters at all, publish and have pages (found by the
-property tests: a Unicode or empty tag slug made publishing fail)."""
+"""Topics in any script, or with no letters at all, publish and have pages: a Unicode or
+empty tag slug must not make publishing fail."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A scheduled publish puts out the version the editor approved when scheduling it, and a
-withdrawal cancels what was scheduled (hostile walk F2)."""
+withdrawal cancels what was scheduled."""
 
 from __future__ import annotations
 

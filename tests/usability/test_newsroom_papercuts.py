@@ -1,4 +1,4 @@
-"""Paper cuts a newsroom will hit (issue 34, first half), each through the admin as a user
+"""Paper cuts a newsroom will hit at the desk, each through the admin as a user
 would meet it: the test client posts the forms the pages render."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The paper cuts a newsroom will hit (issue 34, second half), one test each, over HTTP."""
+"""The paper cuts readers and a newsroom will hit, one test each, over HTTP."""
 
 from __future__ import annotations
 

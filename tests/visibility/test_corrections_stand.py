@@ -1,15 +1,14 @@
 """A published correction stands: withdrawing the entry it was published with brings back
 nothing it replaced, and a renamed tag reaches every live page that carries it.
 
-Found by a hostile walk (2026-12-03): a person's public record held the facts of the
-newest *live* version naming them, so unpublishing the entry that carried a correction
-put the older live entry's name back on the person's page, its episode, the API and
-every entry page quoting them; the same for a tag's name. And a tag renamed and
-published with one entry stayed under its old name on the others. A second walk then
-showed what must not stand: an episode's guests (a guest added with an entry since
-withdrawn came back when another entry named him), and a record an edited export
-claims. A third showed an episode's own facts must: its corrected title went back to the
-one it replaced.
+A person's public record holds the facts of the newest *published* version naming them,
+not of the newest live one: otherwise unpublishing the entry that carried a correction
+would put the older live entry's name back on the person's page, its episode, the API and
+every entry page quoting them; the same for a tag's name. A tag renamed and published
+with one entry is renamed on the others too. What must not stand: an episode's guests (a
+guest added with an entry since withdrawn must not come back when another entry names
+him), and a record an edited export claims. What must: an episode's own facts, such as a
+corrected title.
 """
 
 from __future__ import annotations
@@ -225,9 +224,9 @@ def _assert_the_title_stands_without_the_guest(client, old: str) -> None:
 
 
 def test_an_episode_title_correction_stands_when_its_entry_is_unpublished(client, retitled, editor):
-    """Found by a hostile walk: a corrected title went back to the one it replaced on the
-    episode's page, every list of episodes and the other entry's page when the entry that
-    carried the correction was withdrawn. Its guests still follow the live versions."""
+    """A corrected title stays on the episode's page, every list of episodes and the other
+    entry's page when the entry that carried the correction is withdrawn. Its guests still
+    follow the live versions."""
     workflow.unpublish_entry(
         Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
     )
@@ -265,10 +264,10 @@ def test_a_later_publish_still_retitles_an_episode(client, retitled, writer, edi
 def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdrawal(
     client, demo, writer, editor, withdrawn_first
 ):
-    """A hostile walk: an episode moved to a new show, published so with one entry, then
-    moved back on the desk with nothing published. Withdrawing that entry (and `rerender`,
-    which every deploy runs) failed rendering the pages left, and the desk's move
-    changed what readers saw. An episode's address follows the live versions."""
+    """An episode moved to a new show, published so with one entry, then moved back on the
+    desk with nothing published: withdrawing that entry (and `rerender`, which every
+    deploy runs) renders the pages left, and the desk's move changes nothing readers see.
+    An episode's address follows the live versions."""
     episode = Episode.objects.get(number=28)
     home = episode.show
     patel = Person.objects.get(slug="jeetu-patel")
@@ -302,9 +301,9 @@ def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdra
 def test_a_renumbered_episode_gives_its_address_back_with_the_entry_that_carried_it(
     client, demo, writer, editor, admin_user
 ):
-    """A hostile walk: episode 28 renumbered 29 and published with one entry, that entry
-    deleted; the desk numbered it 28 again and made a new episode 29. Its address had
-    stood at 29, and two episodes shared /episodes/demo-show/2/29/."""
+    """Episode 28 renumbered 29 and published with one entry, that entry deleted; the desk
+    numbers it 28 again and makes a new episode 29. Two episodes must never share
+    /episodes/demo-show/2/29/, whichever address stood."""
     episode = Episode.objects.get(number=28)
     patel = Person.objects.get(slug="jeetu-patel")
     for slug in ("scale-out-network", "interconnect"):
@@ -377,7 +376,7 @@ def test_an_import_believes_no_record_its_versions_do_not_state(
 def test_a_deleted_tag_keeps_its_page_while_a_live_entry_shows_it(client, demo, editor):
     """Deleting a tag on the desk takes the versions' index rows with it; the live entry
     carrying it still shows it until published again, and `rerender` (every deploy) must
-    not take its page away with nothing published (a hostile walk)."""
+    not take its page away with nothing published."""
     Tag.objects.get(slug="standards").delete()
     before = client.get("/tags/standards/")
     publishing.rerender_all()
@@ -391,9 +390,9 @@ def test_a_deleted_tag_keeps_its_page_while_a_live_entry_shows_it(client, demo, 
 
 
 def test_a_new_tag_never_takes_the_address_of_a_deleted_one_still_shown(client, demo, editor):
-    """The walk deleted "standards" (still on a live entry), then merged two tags into a
-    new "standards": taggit gave it the freed address, and /tags/ listed "standards"
-    twice, both at /tags/standards/."""
+    """ "standards" deleted (still on a live entry), then two tags merged into a new
+    "standards": taggit would give it the freed address, and /tags/ would list
+    "standards" twice, both at /tags/standards/."""
     Tag.objects.get(slug="standards").delete()
     merged = Tag.objects.create(name="standards")
     assert merged.slug == "standards_1"

@@ -1,12 +1,12 @@
 """A show is named by a live version as its published document names it, never through the
 desk's episodes.
 
-Found by hostile walks (2026-12-03): a show's record was found "named" by a live version
-through the desk's current `Episode.show`. A writer moving an episode to another show,
-with nothing published, changed which live versions seemed to name each show: `manage.py
-rerender` (every deploy runs it) and the admin's unpublish failed with a KeyError, reading
-a show from a document that does not name it, and a show's record was deleted, leaving
-its episodes' pages without a show name.
+Were a show's record found "named" by a live version through the desk's current
+`Episode.show`, a writer moving an episode to another show, with nothing published, would
+change which live versions seemed to name each show: `manage.py rerender` (every deploy
+runs it) and the admin's unpublish would fail reading a show from a document that does
+not name it, and a show's record could be deleted, leaving its episodes' pages without a
+show name.
 """
 
 from __future__ import annotations

@@ -76,9 +76,9 @@ def test_a_deleted_entrys_copy_is_not_inserted_again(make_entry):
 def test_a_form_saved_while_its_entry_is_deleted_says_so_and_keeps_what_was_typed(
     make_entry, editor, admin_user, monkeypatch
 ):
-    """The walk's race: the admin read the entry, then another editor's deletion committed
-    before the form's conflict check locked it (both had waited behind a rerender). That
-    check then found no row and the save answered 500."""
+    """A race: the admin read the entry, then another editor's deletion committed before
+    the form's conflict check locked it (both had waited behind a rerender). The check
+    finds no row, and the save says so and keeps what was typed, instead of a 500."""
     entry = make_entry("Widget", slug="widget")
     client = client_for(editor)
     url = reverse("admin:glossary_entry_change", args=[entry.pk])

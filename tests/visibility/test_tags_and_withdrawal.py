@@ -1,4 +1,4 @@
-"""Tags follow the roles; withdrawing an entry is complete (issue 10, 4 and 5)."""
+"""Tags follow the roles; withdrawing an entry is complete."""
 
 from __future__ import annotations
 

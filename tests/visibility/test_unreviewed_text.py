@@ -1,4 +1,4 @@
-"""Nothing a writer changes reaches readers until someone else publishes it (issue 10, 1-4)."""
+"""Nothing a writer changes reaches readers until someone else publishes it ."""
 
 from __future__ import annotations
 
