@@ -680,7 +680,37 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
     Reference data is not changed: parts point at the rows by id. The caller
     records the result as a new version; old versions are never touched.
     """
-    warnings: list[str] = []
+    warnings = _write_back_text(entry, doc, user=user)
+    warnings += _write_back_tags(entry, doc)
+    episodes = _existing(m.Episode, doc.facts.episodes)
+    people = _existing(m.Person, doc.facts.people)
+    orgs = _existing(m.Organisation, doc.facts.organisations)
+    # Old citations first: who checked them is not in the document, so keep it
+    # where the same source was confirmed on the same day.
+    checked_by = {
+        (c.source_id, c.checked_on): c.checked_by_id for c in m.Citation.objects.filter(entry=entry)
+    }
+    for model in (m.Disclosure, m.EpisodeReference, m.Quote, m.Citation, m.SeeAlso):
+        model.objects.filter(entry=entry).delete()
+    warnings += _write_back_references(entry, doc, episodes, people, orgs)
+    warnings += _write_back_quotes(entry, doc, episodes, people)
+    _write_back_citations(entry, doc, checked_by)
+    warnings += _write_back_see_also(entry, doc)
+    return warnings
+
+
+def _existing(model: Any, ids: Iterable[int]) -> set[int]:
+    """Which of `ids` still name a row of `model`."""
+    return set(model.objects.filter(pk__in=set(ids)).values_list("pk", flat=True))
+
+
+def _kept(pk: int | None, known: set[int]) -> int | None:
+    return pk if pk in known else None
+
+
+def _write_back_text(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
+    """The entry's own fields; its address only while no other entry holds it."""
+    warnings = []
     entry.term = doc.term
     if m.Entry.objects.exclude(pk=entry.pk).filter(slug=doc.slug).exists():
         warnings.append(
@@ -696,33 +726,24 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
     entry.save(
         update_fields=["term", "slug", "aliases", "summary", "body", "updated_by", "updated_at"]
     )
+    return warnings
 
-    def existing(model: Any, ids: Iterable[int]) -> set[int]:
-        return set(model.objects.filter(pk__in=set(ids)).values_list("pk", flat=True))
 
-    # By id, as every other part: a tag renamed since is the renamed tag, and one deleted
-    # since is skipped (set by name, it came back as a new tag, unannounced).
-    tags = existing(TagRow, [t.id for t in doc.tags])
+def _write_back_tags(entry: m.Entry, doc: EntryDocument) -> list[str]:
+    """By id, as every other part: a tag renamed since is the renamed tag, and one deleted
+    since is skipped with a warning (set by name, it would come back as a new tag,
+    unannounced)."""
+    tags = _existing(TagRow, [t.id for t in doc.tags])
     entry.tags.set(list(TagRow.objects.filter(pk__in=tags)), clear=True)
-    for tag in doc.tags:
-        if tag.id not in tags:
-            warnings.append(f"Tag “{tag.name}”: it no longer exists.")
+    return [f"Tag “{tag.name}”: it no longer exists." for tag in doc.tags if tag.id not in tags]
 
-    episodes = existing(m.Episode, doc.facts.episodes)
-    people = existing(m.Person, doc.facts.people)
-    orgs = existing(m.Organisation, doc.facts.organisations)
 
-    def kept(pk: int | None, known: set[int]) -> int | None:
-        return pk if pk in known else None
-
-    # Old citations first: who checked them is not in the document, so keep it
-    # where the same source was confirmed on the same day.
-    checked_by = {
-        (c.source_id, c.checked_on): c.checked_by_id for c in m.Citation.objects.filter(entry=entry)
-    }
-    for model in (m.Disclosure, m.EpisodeReference, m.Quote, m.Citation, m.SeeAlso):
-        model.objects.filter(entry=entry).delete()
-
+def _write_back_references(
+    entry: m.Entry, doc: EntryDocument, episodes: set[int], people: set[int], orgs: set[int]
+) -> list[str]:
+    """Episode references with the disclosures placed after them, then loose disclosures,
+    in one running order; `episodes`, `people`, `orgs`: the ids that still exist."""
+    warnings = []
     order = 0
 
     def disclosure(d: Disclosure, reference: m.EpisodeReference | None) -> None:
@@ -732,9 +753,9 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             order=order,
             kind=d.kind,
             reference=reference,
-            episode_id=kept(d.episode, episodes),
-            organisation_id=kept(d.organisation, orgs),
-            person_id=kept(d.person, people),
+            episode_id=_kept(d.episode, episodes),
+            organisation_id=_kept(d.organisation, orgs),
+            person_id=_kept(d.person, people),
             at=d.at,
             text=d.text,
         )
@@ -749,13 +770,20 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             order=i,
             episode_id=r.episode,
             at=r.at,
-            speaker_id=kept(r.speaker, people),
+            speaker_id=_kept(r.speaker, people),
             text=r.text,
         )
         for d in r.disclosures:
             disclosure(d, reference)
     for d in doc.disclosures:
         disclosure(d, None)
+    return warnings
+
+
+def _write_back_quotes(
+    entry: m.Entry, doc: EntryDocument, episodes: set[int], people: set[int]
+) -> list[str]:
+    warnings = []
     for i, q in enumerate(doc.quotes):
         if q.episode not in episodes or q.speaker not in people:
             warnings.append(f"Quote {i + 1}: its episode or speaker no longer exists.")
@@ -771,7 +799,15 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             verbatim=q.verbatim,
             lightly_edited=q.lightly_edited,
         )
-    sources = existing(m.Source, doc.facts.sources)
+    return warnings
+
+
+def _write_back_citations(
+    entry: m.Entry, doc: EntryDocument, checked_by: dict[tuple[int, Any], int | None]
+) -> None:
+    """Every citation comes back: a source deleted since is made again at the address it
+    was cited at. `checked_by`: who confirmed a source on a day, kept from the old rows."""
+    sources = _existing(m.Source, doc.facts.sources)
     for i, c in enumerate(doc.citations):
         fact = doc.facts.sources[c.source]
         source_id = c.source
@@ -790,7 +826,11 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             excerpt=c.excerpt,
             excerpt_on=c.excerpt_on,
         )
-    targets = existing(m.Entry, (s.entry for s in doc.see_also)) - {entry.pk}
+
+
+def _write_back_see_also(entry: m.Entry, doc: EntryDocument) -> list[str]:
+    warnings = []
+    targets = _existing(m.Entry, (s.entry for s in doc.see_also)) - {entry.pk}
     for i, s in enumerate(doc.see_also):
         if s.entry not in targets:
             warnings.append(f"See also “{s.term}”: that entry no longer exists.")
