@@ -396,47 +396,16 @@ def make_live(
     pks = [entry.pk for entry, _ in items]
     if len(set(pks)) != len(pks):
         raise ValueError("Each entry can be published only once in a batch.")
-    hold_off_rerender()
-    locked = {
-        e.pk: e
-        for e in Entry.objects.select_for_update(of=("self",))
-        .select_related("live_version")
-        .filter(pk__in=pks)
-        .order_by("pk")
-    }
-    if len(locked) != len(pks):
-        raise Entry.DoesNotExist("An entry to publish no longer exists.")
-    entries = [locked[pk] for pk in pks]
+    entries = _lock_to_publish(pks)
     unsaved = [entry for entry, (_, given) in zip(entries, items, strict=True) if given is None]
     fresh = iter(save_versions([(entry, None) for entry in unsaved], user=user, comment=comment))
     versions = [given if given is not None else next(fresh) for _, given in items]
     pairs = list(zip(entries, versions, strict=True))
     previous = {entry.pk: entry.live_version for entry in entries}
     docs = {version.pk: document.load(version.data) for version in versions}
-
-    for entry, version in pairs:
-        first = previous[entry.pk] is None and entry.first_published_at is None
-        version.published_at = now
-        version.published_by = _user(user)
-        version.is_material = material or first
-        version.correction_note = correction_note
-        entry.live_version = version
-        entry.status = Entry.Status.PUBLISHED
-        entry.has_unpublished_changes = False
-        entry.first_published_at = entry.first_published_at or now
-        entry.last_published_at = now
-        if version.is_material or entry.significant_change_at is None:
-            entry.significant_change_at = now
-    for is_material in (True, False):
-        EntryVersion.objects.filter(
-            pk__in=[v.pk for v in versions if v.is_material is is_material]
-        ).update(
-            published_at=now,
-            published_by=_user(user),
-            is_material=is_material,
-            correction_note=correction_note,
-        )
-    _save_published(pairs, now)
+    _mark_published(
+        pairs, previous, user=user, material=material, correction_note=correction_note, now=now
+    )
     replaced = [
         old
         for entry, version in pairs
@@ -465,6 +434,59 @@ def make_live(
     rerender_linking(renamed, besides=batch)
     _readers_see_a_change(pks, changed)
     return versions
+
+
+def _lock_to_publish(pks: list[int]) -> list[Entry]:
+    """The entries' rows, with their live versions, locked in id order (after waiting for a
+    rerender under way), in the order given."""
+    hold_off_rerender()
+    locked = {
+        e.pk: e
+        for e in Entry.objects.select_for_update(of=("self",))
+        .select_related("live_version")
+        .filter(pk__in=pks)
+        .order_by("pk")
+    }
+    if len(locked) != len(pks):
+        raise Entry.DoesNotExist("An entry to publish no longer exists.")
+    return [locked[pk] for pk in pks]
+
+
+def _mark_published(
+    pairs: list[tuple[Entry, EntryVersion]],
+    previous: dict[int, EntryVersion | None],
+    *,
+    user: Actor,
+    material: bool,
+    correction_note: str,
+    now: datetime.datetime,
+) -> None:
+    """Make each version its entry's live one, with who published it, when, and whether
+    it is a material change (an entry's first publication always is)."""
+    for entry, version in pairs:
+        first = previous[entry.pk] is None and entry.first_published_at is None
+        version.published_at = now
+        version.published_by = _user(user)
+        version.is_material = material or first
+        version.correction_note = correction_note
+        entry.live_version = version
+        entry.status = Entry.Status.PUBLISHED
+        entry.has_unpublished_changes = False
+        entry.first_published_at = entry.first_published_at or now
+        entry.last_published_at = now
+        if version.is_material or entry.significant_change_at is None:
+            entry.significant_change_at = now
+    versions = [version for _, version in pairs]
+    for is_material in (True, False):
+        EntryVersion.objects.filter(
+            pk__in=[v.pk for v in versions if v.is_material is is_material]
+        ).update(
+            published_at=now,
+            published_by=_user(user),
+            is_material=is_material,
+            correction_note=correction_note,
+        )
+    _save_published(pairs, now)
 
 
 def _save_published(pairs: Sequence[tuple[Entry, EntryVersion]], now: datetime.datetime) -> None:
