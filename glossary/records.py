@@ -236,23 +236,8 @@ def refresh(
     by_kind: dict[str, list[int]] = defaultdict(list)
     for kind, object_id in keys | set(known):
         by_kind[kind].append(object_id)
-    asked: dict[str, list[int]] = defaultdict(list)
-    for kind, object_id in keys - set(known):
-        asked[kind].append(object_id)
-    newest: dict[str, dict[int, tuple[int, Any]]] = defaultdict(dict)
-    for (kind, object_id), found in known.items():
-        newest[kind][object_id] = found
-    for kind, ids in asked.items():
-        newest[kind].update(_newest_live(kind, ids))
-    existing: dict[Key, PublicRecord] = {}
-    if by_kind:
-        condition = Q(pk__in=[])
-        for kind, ids in by_kind.items():
-            condition |= Q(kind=kind, object_id__in=ids)
-        # Locked now, in id order, whatever this refresh writes to them below: two
-        # publishes naming the same people and shows wait for each other, never deadlock.
-        rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
-        existing = {(r.kind, r.object_id): r for r in rows}
+    newest = _newest_of(keys, known)
+    existing = _lock_records(by_kind)
     kept, pointed = _later_than_live(existing, newest)
     wanted = {v for found in newest.values() for v, _ in found.values()}
     wanted = (wanted | {v for v, _ in pointed.values()}) - set(docs)
@@ -279,23 +264,7 @@ def refresh(
                 continue
             if key in kept and kind not in FOLLOWING_LIVE:
                 continue
-            newest_id, published_at = newest[kind][object_id]
-            stating = docs[pointed[key][0] if key in pointed else newest_id]
-            version_id: int | None = newest_id
-            if key in kept and record is not None:
-                # Its own facts as they stand, their version gone with its entry; what
-                # FOLLOWING_LIVE names (below) follows the newest live version.
-                fields = _stored(record)
-                version_id, published_at = record.version_id, record.published_at
-            else:
-                fields = _record(kind, object_id, docs[newest_id])
-            if kind in FOLLOWING_LIVE:
-                stated = _record(kind, object_id, stating)
-                following = FOLLOWING_LIVE[kind]
-                for name in following.fields:
-                    fields[name] = stated[name]
-                for name in following.data:
-                    fields["data"][name] = stated["data"][name]
+            fields, version_id, published_at = _stated(key, record, kept, pointed, newest, docs)
             if record is None:
                 created.append(
                     PublicRecord(
@@ -320,8 +289,82 @@ def refresh(
             elif record.version_id != version_id:
                 # The same facts, stated by a newer version: only the pointer moves.
                 moved[(version_id, published_at)].append(record.pk)
-    # A handful of statements whatever the number of objects: publishing an entry
-    # that names forty of them is not forty round trips.
+    _write_records(gone=gone, created=created, updated=updated, moved=moved)
+    # The links copy their episode's place in lists as well as its facts, and a place can
+    # change alone (a show renamed): every episode record written is linked again.
+    refresh_links(changed | {(r.kind, r.object_id) for r in updated})
+    return changed
+
+
+def _newest_of(
+    keys: set[Key], known: dict[Key, tuple[int, Any]]
+) -> dict[str, dict[int, tuple[int, Any]]]:
+    """The newest live version (id, published_at) naming each object, by kind and id:
+    `known` as given, the other `keys` read from the database."""
+    asked: dict[str, list[int]] = defaultdict(list)
+    for kind, object_id in keys - set(known):
+        asked[kind].append(object_id)
+    newest: dict[str, dict[int, tuple[int, Any]]] = defaultdict(dict)
+    for (kind, object_id), found in known.items():
+        newest[kind][object_id] = found
+    for kind, ids in asked.items():
+        newest[kind].update(_newest_live(kind, ids))
+    return newest
+
+
+def _lock_records(by_kind: dict[str, list[int]]) -> dict[Key, PublicRecord]:
+    """The existing records of these objects, locked now, in id order, whatever the
+    refresh writes to them: two publishes naming the same people and shows wait for each
+    other, never deadlock."""
+    if not by_kind:
+        return {}
+    condition = Q(pk__in=[])
+    for kind, ids in by_kind.items():
+        condition |= Q(kind=kind, object_id__in=ids)
+    rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
+    return {(r.kind, r.object_id): r for r in rows}
+
+
+def _stated(
+    key: Key,
+    record: PublicRecord | None,
+    kept: set[Key],
+    pointed: dict[Key, tuple[int, Any]],
+    newest: dict[str, dict[int, tuple[int, Any]]],
+    docs: dict[int, EntryDocument],
+) -> tuple[dict[str, Any], int | None, Any]:
+    """What the record of `key` should say, and the version (id, published_at) it says it
+    from."""
+    kind, object_id = key
+    newest_id, published_at = newest[kind][object_id]
+    stating = docs[pointed[key][0] if key in pointed else newest_id]
+    version_id: int | None = newest_id
+    if key in kept and record is not None:
+        # Its own facts as they stand, their version gone with its entry; what
+        # FOLLOWING_LIVE names (below) follows the newest live version.
+        fields = _stored(record)
+        version_id, published_at = record.version_id, record.published_at
+    else:
+        fields = _record(kind, object_id, docs[newest_id])
+    if kind in FOLLOWING_LIVE:
+        stated = _record(kind, object_id, stating)
+        following = FOLLOWING_LIVE[kind]
+        for name in following.fields:
+            fields[name] = stated[name]
+        for name in following.data:
+            fields["data"][name] = stated["data"][name]
+    return fields, version_id, published_at
+
+
+def _write_records(
+    *,
+    gone: list[int],
+    created: list[PublicRecord],
+    updated: list[PublicRecord],
+    moved: dict[tuple[int | None, Any], list[int]],
+) -> None:
+    """A handful of statements whatever the number of objects: publishing an entry that
+    names forty of them is not forty round trips."""
     if gone:
         PublicRecord.objects.filter(pk__in=gone).delete()
     if created:
@@ -334,10 +377,6 @@ def refresh(
         PublicRecord.objects.filter(pk__in=pks).update(
             version_id=version_id, published_at=published_at
         )
-    # The links copy their episode's place in lists as well as its facts, and a place can
-    # change alone (a show renamed): every episode record written is linked again.
-    refresh_links(changed | {(r.kind, r.object_id) for r in updated})
-    return changed
 
 
 def _stored(record: PublicRecord) -> dict[str, Any]:
