@@ -489,35 +489,8 @@ def _document(
     facts: _Facts,
 ) -> EntryDocument:
     """One entry's document from its parts, read by `build_many`."""
-    attached: dict[int, list[Disclosure]] = {}
-    loose: list[Disclosure] = []
-    for d in disclosures:
-        part = Disclosure(
-            kind=d.kind,
-            text=d.text,
-            at=d.at,
-            episode=d.episode_id,
-            organisation=d.organisation_id,
-            person=d.person_id,
-        )
-        if d.reference_id:
-            attached.setdefault(d.reference_id, []).append(part)
-        else:
-            loose.append(part)
-
-    episode_ids = {r.episode_id for r in refs} | {q.episode_id for q in quotes}
-    episode_ids |= {d.episode_id for d in disclosures if d.episode_id}
-    episodes = [facts.episodes[pk] for pk in sorted(episode_ids)]
-    people_ids = {r.speaker_id for r in refs if r.speaker_id} | {q.speaker_id for q in quotes}
-    people_ids |= {d.person_id for d in disclosures if d.person_id}
-    org_ids = {d.organisation_id for d in disclosures if d.organisation_id}
-    for episode in episodes:
-        org_ids |= {s.organisation for s in episode.sponsors}
-        for a in episode.appearances:
-            people_ids.add(a.person)
-            if a.affiliation:
-                org_ids.add(a.affiliation)
-
+    attached, loose = _placed_disclosures(disclosures)
+    episodes, people_ids, org_ids = _named(refs, disclosures, quotes, facts)
     return EntryDocument(
         schema_version=SCHEMA_VERSION,
         id=entry.pk,
@@ -551,20 +524,7 @@ def _document(
             )
             for q in quotes
         ],
-        citations=[
-            Citation(
-                source=c.source_id,
-                note=c.note,
-                checked_on=c.checked_on,
-                excerpt=c.excerpt,
-                excerpt_on=c.excerpt_on,
-                # The reader is shown what the page said when checked once it says
-                # something else, nothing, or cannot be reached.
-                source_changed=c.source.changed_since_confirmed
-                or c.source.health in (m.Source.Health.BROKEN, m.Source.Health.EMPTY),
-            )
-            for c in citations
-        ],
+        citations=[_citation(c) for c in citations],
         see_also=[
             SeeAlso(
                 entry=s.target_id,
@@ -580,20 +540,81 @@ def _document(
         organisations=[
             facts.organisations[pk] for pk in sorted(org_ids) if pk in facts.organisations
         ],
-        sources=[
-            Source(
-                id=s.pk,
-                url=s.url,
-                title=s.title,
-                publisher=s.publisher,
-                kind=s.kind,
-                archive_url=s.archive_url,
-                archive_date=s.archive_date,
-                citation_status=s.citation_status,
-            )
-            for s in sorted({c.source for c in citations}, key=lambda s: s.pk)
-        ],
+        sources=[_source(s) for s in sorted({c.source for c in citations}, key=lambda s: s.pk)],
     )
+
+
+def _citation(c: m.Citation) -> Citation:
+    return Citation(
+        source=c.source_id,
+        note=c.note,
+        checked_on=c.checked_on,
+        excerpt=c.excerpt,
+        excerpt_on=c.excerpt_on,
+        # The reader is shown what the page said when checked once it says
+        # something else, nothing, or cannot be reached.
+        source_changed=c.source.changed_since_confirmed
+        or c.source.health in (m.Source.Health.BROKEN, m.Source.Health.EMPTY),
+    )
+
+
+def _source(s: m.Source) -> Source:
+    """A cited source's facts as the version keeps them."""
+    return Source(
+        id=s.pk,
+        url=s.url,
+        title=s.title,
+        publisher=s.publisher,
+        kind=s.kind,
+        archive_url=s.archive_url,
+        archive_date=s.archive_date,
+        citation_status=s.citation_status,
+    )
+
+
+def _placed_disclosures(
+    disclosures: list[m.Disclosure],
+) -> tuple[dict[int, list[Disclosure]], list[Disclosure]]:
+    """The disclosures placed after an episode reference (by its id), and the loose ones."""
+    attached: dict[int, list[Disclosure]] = {}
+    loose: list[Disclosure] = []
+    for d in disclosures:
+        part = Disclosure(
+            kind=d.kind,
+            text=d.text,
+            at=d.at,
+            episode=d.episode_id,
+            organisation=d.organisation_id,
+            person=d.person_id,
+        )
+        if d.reference_id:
+            attached.setdefault(d.reference_id, []).append(part)
+        else:
+            loose.append(part)
+    return attached, loose
+
+
+def _named(
+    refs: list[m.EpisodeReference],
+    disclosures: list[m.Disclosure],
+    quotes: list[m.Quote],
+    facts: _Facts,
+) -> tuple[list[Episode], set[int], set[int]]:
+    """The episodes the parts draw on (their facts, in id order), and the ids of the people
+    and organisations the parts and those episodes name (sponsors, guests, affiliations)."""
+    episode_ids = {r.episode_id for r in refs} | {q.episode_id for q in quotes}
+    episode_ids |= {d.episode_id for d in disclosures if d.episode_id}
+    episodes = [facts.episodes[pk] for pk in sorted(episode_ids)]
+    people_ids = {r.speaker_id for r in refs if r.speaker_id} | {q.speaker_id for q in quotes}
+    people_ids |= {d.person_id for d in disclosures if d.person_id}
+    org_ids = {d.organisation_id for d in disclosures if d.organisation_id}
+    for episode in episodes:
+        org_ids |= {s.organisation for s in episode.sponsors}
+        for a in episode.appearances:
+            people_ids.add(a.person)
+            if a.affiliation:
+                org_ids.add(a.affiliation)
+    return episodes, people_ids, org_ids
 
 
 def _transcript_check(
