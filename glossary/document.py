@@ -366,17 +366,43 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
     citations = _grouped(
         m.Citation.objects.filter(entry__in=ids).select_related("source").order_by("order", "pk")
     )
+    see_also = _see_also_of(ids)
+    tags = _tags_of(ids)
+    facts = _facts_of(refs, quotes, disclosures)
+    return {
+        entry.pk: _document(
+            entry,
+            refs=refs.get(entry.pk, []),
+            disclosures=disclosures.get(entry.pk, []),
+            quotes=quotes.get(entry.pk, []),
+            citations=citations.get(entry.pk, []),
+            see_also=see_also.get(entry.pk, []),
+            tags=tags.get(entry.pk, []),
+            transcripts=transcripts,
+            facts=facts,
+        )
+        for entry in entries
+    }
+
+
+def _see_also_of(ids: list[int]) -> dict[int, list[Any]]:
+    """The entries' see-also rows, by entry id, each with the term its target was last
+    published under (`published_term`)."""
     last_published = (
         m.EntryVersion.objects.filter(entry=OuterRef("target"), published_at__isnull=False)
         .order_by("-published_at", "-number")
         .values("term")[:1]
     )
-    see_also = _grouped(
+    return _grouped(
         m.SeeAlso.objects.filter(entry__in=ids)
         .select_related("target__live_version")
         .annotate(published_term=Subquery(last_published))
         .order_by("order", "pk")
     )
+
+
+def _tags_of(ids: list[int]) -> dict[int, list[Tag]]:
+    """The entries' tags, by entry id, in name order."""
     tags: dict[int, list[Tag]] = {}
     for item in (
         TaggedItem.objects.filter(
@@ -387,7 +413,14 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
     ):
         tag = Tag(id=item.tag.pk, name=item.tag.name, slug=item.tag.slug)
         tags.setdefault(item.object_id, []).append(tag)
+    return tags
 
+
+def _facts_of(
+    refs: dict[int, list[Any]], quotes: dict[int, list[Any]], disclosures: dict[int, list[Any]]
+) -> _Facts:
+    """The facts of every episode, show, person and organisation the parts name (with the
+    episodes' sponsors and guests), one query per kind."""
     episode_ids = {r.episode_id for parts in refs.values() for r in parts}
     episode_ids |= {q.episode_id for parts in quotes.values() for q in parts}
     episode_ids |= {d.episode_id for parts in disclosures.values() for d in parts if d.episode_id}
@@ -411,7 +444,7 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
             org_ids.add(a.affiliation_id)
     people = {p.pk: p for p in m.Person.objects.filter(pk__in=people_ids - {None})}
     organisations = {o.pk: o for o in m.Organisation.objects.filter(pk__in=org_ids - {None})}
-    facts = _Facts(
+    return _Facts(
         episodes={pk: _episode(e) for pk, e in episodes.items()},
         shows={e.show_id: _show(e.show) for e in episodes.values()},
         people={pk: Person(id=p.pk, name=p.name, slug=p.slug) for pk, p in people.items()},
@@ -420,20 +453,6 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
             for pk, o in organisations.items()
         },
     )
-    return {
-        entry.pk: _document(
-            entry,
-            refs=refs.get(entry.pk, []),
-            disclosures=disclosures.get(entry.pk, []),
-            quotes=quotes.get(entry.pk, []),
-            citations=citations.get(entry.pk, []),
-            see_also=see_also.get(entry.pk, []),
-            tags=tags.get(entry.pk, []),
-            transcripts=transcripts,
-            facts=facts,
-        )
-        for entry in entries
-    }
 
 
 @dataclass(frozen=True)
