@@ -572,6 +572,17 @@ def _citation_checks(
             HAS_SOURCE, f"The entry cites {_plural(len(citations), 'source')}.", blocking=True
         )
     ]
+    results += _freshness_checks(entry, citations, now)
+    results += _source_health_checks(citations)
+    results += claim_checks(claims)
+    return results
+
+
+def _freshness_checks(
+    entry: Entry, citations: list[Citation], now: datetime.datetime
+) -> list[GateResult]:
+    """Each citation confirmed within the freshness window (in the newsroom's days)."""
+    fix = _entry_url(entry, "citations")
     window = settings.CITATION_FRESHNESS_DAYS
     today = newsroom.today(now)
     stale = []
@@ -599,7 +610,7 @@ def _citation_checks(
                     fixed_by=Action.CONFIRM_CITATION,
                 )
             )
-    results += stale or [
+    return stale or [
         GateResult.ok(
             CITATION_FRESH,
             f"Every citation was checked within the last {_plural(window, 'day')}.",
@@ -607,6 +618,11 @@ def _citation_checks(
         )
     ]
 
+
+def _source_health_checks(citations: list[Citation]) -> list[GateResult]:
+    """A broken source blocks; an empty or moved one warns (in the citations' order, the
+    warnings before the broken sources' verdict)."""
+    results: list[GateResult] = []
     broken = []
     for citation in citations:
         source = citation.source
@@ -643,11 +659,9 @@ def _citation_checks(
                     source_url,
                 )
             )
-    results += broken or [
-        GateResult.ok(SOURCE_NOT_BROKEN, "No cited source is broken.", blocking=True)
-    ]
-    results += claim_checks(claims)
-    return results
+    return results + (
+        broken or [GateResult.ok(SOURCE_NOT_BROKEN, "No cited source is broken.", blocking=True)]
+    )
 
 
 def claim_checks(claims: list[report.ClaimWarning]) -> list[GateResult]:
