@@ -697,43 +697,9 @@ def _timestamp_checks(
     def check(
         what: str, episode: Episode | None, seconds: int | None, inline: str, required: bool
     ) -> None:
-        fix = _entry_url(entry, inline)
-        if episode is None:
-            findings.append(
-                GateResult.block(
-                    TIMESTAMP_IN_EPISODE, f"{what} does not say which episode it comes from.", fix
-                )
-            )
-            return
-        if seconds is None:
-            if required:
-                findings.append(
-                    GateResult.block(
-                        TIMESTAMP_IN_EPISODE,
-                        f"{what} in {_episode_label(episode)} has no timestamp.",
-                        fix,
-                    )
-                )
-            return
-        if episode.duration is None:
-            findings.append(
-                GateResult.warn(
-                    TIMESTAMP_IN_EPISODE,
-                    f"{what} at {format_timestamp(seconds)} cannot be checked: "
-                    f"{_episode_label(episode)} has no duration recorded. Add the episode's "
-                    "length.",
-                    _url("admin:glossary_episode_change", episode.pk),
-                )
-            )
-        elif seconds > episode.duration:
-            findings.append(
-                GateResult.block(
-                    TIMESTAMP_IN_EPISODE,
-                    f"{what} is at {format_timestamp(seconds)}, past the end of "
-                    f"{_episode_label(episode)}, which runs {format_timestamp(episode.duration)}.",
-                    fix,
-                )
-            )
+        found = _timestamp_finding(what, episode, seconds, _entry_url(entry, inline), required)
+        if found is not None:
+            findings.append(found)
 
     for ref in references:
         speaker = f" ({ref.speaker.name})" if ref.speaker else ""
@@ -769,6 +735,42 @@ def _timestamp_checks(
             ),
         )
     return findings
+
+
+def _timestamp_finding(
+    what: str, episode: Episode | None, seconds: int | None, fix: str | None, required: bool
+) -> GateResult | None:
+    """What is wrong with one timestamp of `what` in `episode`, if anything: no episode,
+    a missing timestamp (when `required`), no duration to check it against (a warning),
+    or a time past the episode's end."""
+    if episode is None:
+        return GateResult.block(
+            TIMESTAMP_IN_EPISODE, f"{what} does not say which episode it comes from.", fix
+        )
+    if seconds is None:
+        if required:
+            return GateResult.block(
+                TIMESTAMP_IN_EPISODE,
+                f"{what} in {_episode_label(episode)} has no timestamp.",
+                fix,
+            )
+        return None
+    if episode.duration is None:
+        return GateResult.warn(
+            TIMESTAMP_IN_EPISODE,
+            f"{what} at {format_timestamp(seconds)} cannot be checked: "
+            f"{_episode_label(episode)} has no duration recorded. Add the episode's "
+            "length.",
+            _url("admin:glossary_episode_change", episode.pk),
+        )
+    if seconds > episode.duration:
+        return GateResult.block(
+            TIMESTAMP_IN_EPISODE,
+            f"{what} is at {format_timestamp(seconds)}, past the end of "
+            f"{_episode_label(episode)}, which runs {format_timestamp(episode.duration)}.",
+            fix,
+        )
+    return None
 
 
 def _reference_sentence_checks(
