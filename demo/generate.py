@@ -31,12 +31,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.utils.text import slugify
 from taggit.models import Tag, TaggedItem
 
+from demo.members import member
 from editorial import newsroom, workflow
 from editorial.permissions import Role
 from glossary import bulk, publishing
@@ -166,18 +167,6 @@ def _unique(base: str, taken: set[str], limit: int) -> str:
     return candidate
 
 
-def _member(username: str, role: Role) -> User:
-    user, created = User.objects.get_or_create(
-        username=username,
-        defaults={"is_staff": True, "first_name": username.replace("-", " ").title()},
-    )
-    if created:
-        user.set_unusable_password()  # nobody signs in as the generator
-        user.save(update_fields=["password"])
-    user.groups.add(Group.objects.get(name=role.value))
-    return User.objects.get(pk=user.pk)  # fresh permission caches
-
-
 def _terms(rng: random.Random, count: int) -> list[str]:
     """`count` distinct plausible terms ("Coherent fabric", "Sparse attention protocol")."""
     seen: set[str] = set()
@@ -225,9 +214,9 @@ def _generate(entries: int, seed: int, progress: ProgressFn | None) -> Result:
     rng = random.Random(seed)  # noqa: S311 - synthetic content, not secrets
     result = Result(entries=entries)
     started = time.perf_counter()
-    writer = _member(WRITER, Role.WRITER)
-    checker = _member(FACT_CHECKER, Role.FACT_CHECKER)
-    editor = _member(EDITOR, Role.EDITOR)
+    writer = member(WRITER, Role.WRITER)
+    checker = member(FACT_CHECKER, Role.FACT_CHECKER)
+    editor = member(EDITOR, Role.EDITOR)
 
     # --- reference data ---------------------------------------------------------------
     show_slugs = set(Show.objects.values_list("slug", flat=True))
