@@ -18,9 +18,6 @@ PRODUCT = ("config", "glossary", "editorial", "demo")
 MAKE_LIVE = "make_live"
 DOOR = {
     "editorial/workflow.py": {"publish_entries", "publish_check_dates"},
-    # Until the demo loader moves out of the content package (it may not import the
-    # desk there), it publishes by the step; the next commit sends it through the door.
-    "glossary/demo.py": {"_publish_if_changed"},
 }
 # Where the step is defined, and where an entry's live version is written.
 STEP = "glossary/publishing.py"
