@@ -26,9 +26,14 @@ SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 
 @register(Tags.security, deploy=True)
 def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
-    messages: list[CheckMessage] = []
     if settings.DEBUG:
-        return messages
+        return []
+    return [*_missing_services(), *_unsafe_settings()]
+
+
+def _missing_services() -> list[CheckMessage]:
+    """What production cannot run without: each an error that stops the deploy."""
+    messages: list[CheckMessage] = []
     if settings.DATABASES["default"]["ENGINE"] != settings.POSTGRESQL_ENGINE:
         messages.append(
             Error(
@@ -77,6 +82,13 @@ def check_production_services(app_configs: Any = None, **kwargs: Any) -> list[Ch
                 id="glossary.E006",
             )
         )
+    return messages
+
+
+def _unsafe_settings() -> list[CheckMessage]:
+    """Settings production runs with but should not: each a warning, silenced only on
+    purpose."""
+    messages: list[CheckMessage] = []
     if not settings.CSRF_TRUSTED_ORIGINS:
         messages.append(
             Warning(

@@ -30,13 +30,15 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.utils.text import slugify
 from taggit.models import Tag, TaggedItem
 
+from demo.members import member
 from editorial import newsroom, workflow
 from editorial.permissions import Role
 from glossary import bulk, publishing
@@ -166,18 +168,6 @@ def _unique(base: str, taken: set[str], limit: int) -> str:
     return candidate
 
 
-def _member(username: str, role: Role) -> User:
-    user, created = User.objects.get_or_create(
-        username=username,
-        defaults={"is_staff": True, "first_name": username.replace("-", " ").title()},
-    )
-    if created:
-        user.set_unusable_password()  # nobody signs in as the generator
-        user.save(update_fields=["password"])
-    user.groups.add(Group.objects.get(name=role.value))
-    return User.objects.get(pk=user.pk)  # fresh permission caches
-
-
 def _terms(rng: random.Random, count: int) -> list[str]:
     """`count` distinct plausible terms ("Coherent fabric", "Sparse attention protocol")."""
     seen: set[str] = set()
@@ -225,11 +215,33 @@ def _generate(entries: int, seed: int, progress: ProgressFn | None) -> Result:
     rng = random.Random(seed)  # noqa: S311 - synthetic content, not secrets
     result = Result(entries=entries)
     started = time.perf_counter()
-    writer = _member(WRITER, Role.WRITER)
-    checker = _member(FACT_CHECKER, Role.FACT_CHECKER)
-    editor = _member(EDITOR, Role.EDITOR)
+    writer = member(WRITER, Role.WRITER)
+    checker = member(FACT_CHECKER, Role.FACT_CHECKER)
+    editor = member(EDITOR, Role.EDITOR)
+    # The same random draws in the same order, whatever the steps: a seed is a glossary.
+    reference = _reference_data(rng, entries, result)
+    made = _working_copies(rng, entries, result, reference, writer=writer, checker=checker)
+    result.timings["reference data and working copies"] = time.perf_counter() - started
+    _publish_generated(made, entries, result, writer=writer, editor=editor, progress=progress)
+    return result
 
-    # --- reference data ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Reference:
+    """The reference data a generated glossary's entries draw on."""
+
+    shows: list[Show]
+    organisations: list[Organisation]
+    episodes: list[Episode]
+    speakers: dict[int, list[Person]]
+    sponsored: set[int]
+    sources: list[Source]
+    tags: list[Any]
+
+
+def _reference_data(rng: random.Random, entries: int, result: Result) -> _Reference:
+    """Shows, organisations, people, episodes with their cast and sponsors, sources and
+    tags, in proportion to `entries`."""
     show_slugs = set(Show.objects.values_list("slug", flat=True))
     n_shows = max(1, min(len(_SHOW_NAMES), -(-entries // ENTRIES_PER_SHOW)))
     shows = Show.objects.bulk_create(
@@ -335,8 +347,22 @@ def _generate(entries: int, seed: int, progress: ProgressFn | None) -> Result:
     tags = Tag.objects.bulk_create(tags)
     result.shows, result.episodes, result.people = len(shows), len(episodes), len(people)
     result.organisations, result.sources, result.tags = len(organisations), len(sources), len(tags)
+    return _Reference(shows, organisations, episodes, speakers, sponsored, sources, tags)
 
-    # --- working copies ---------------------------------------------------------------
+
+def _working_copies(
+    rng: random.Random,
+    entries: int,
+    result: Result,
+    reference: _Reference,
+    *,
+    writer: User,
+    checker: User,
+) -> list[Entry]:
+    """The entries' working copies and every part, written in bulk."""
+    shows, organisations, episodes = reference.shows, reference.organisations, reference.episodes
+    speakers, sponsored = reference.speakers, reference.sponsored
+    sources, tags = reference.sources, reference.tags
     entry_slugs = set(Entry.objects.values_list("slug", flat=True))
     rows = []
     for index, term in enumerate(_terms(rng, entries)):
@@ -451,9 +477,20 @@ def _generate(entries: int, seed: int, progress: ProgressFn | None) -> Result:
     ]:
         model.objects.bulk_create(objs, batch_size=2000)
     result.quotes, result.citations, result.see_also = len(quotes), len(citations), len(see_also)
-    result.timings["reference data and working copies"] = time.perf_counter() - started
+    return made
 
-    # --- the real publishing path, one entry at a time --------------------------------
+
+def _publish_generated(
+    made: list[Entry],
+    entries: int,
+    result: Result,
+    *,
+    writer: User,
+    editor: User,
+    progress: ProgressFn | None,
+) -> None:
+    """The real publishing path, a batch at a time: the writer saves and submits, an
+    editor who wrote none of it publishes (editorial.workflow.publish_entries)."""
     started = time.perf_counter()
     if connection.vendor == "postgresql":
         # Each entry is its own transaction, as when editors publish; waiting for
@@ -472,4 +509,3 @@ def _generate(entries: int, seed: int, progress: ProgressFn | None) -> Result:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("RESET synchronous_commit")
-    return result

@@ -16,7 +16,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 # Python-bound and threads share one GIL: with 4 threads (the gthread worker, even with
 # 1) a 2-core machine served every page slower and its throughput halved at random
 # moments, as a thread back from the database queued behind another for the GIL
-# (bench/README.md, 2026-12-02). More concurrency is more workers. The sync worker
+# (bench/README.md, "gunicorn's sync worker"). More concurrency is more workers. The sync worker
 # closes each connection and leaves slow clients to the proxy in front, which buffers.
 threads = int(os.environ.get("GUNICORN_THREADS", "1"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))

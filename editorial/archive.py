@@ -1,4 +1,4 @@
-"""Archived copies of confirmed sources, saved by the Wayback Machine (issue 35.6).
+"""Archived copies of confirmed sources, saved by the Wayback Machine (docs/archive.md).
 
 When a fact-checker confirms a citation, `request_archives` queues a capture of the
 source's page (`ArchiveRequest`), inside the confirmation's transaction but without

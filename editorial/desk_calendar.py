@@ -80,71 +80,99 @@ def events_between(
     today = today or newsroom.today()
     events: list[Event] = []
     if can(user, Action.VIEW):
-        first, last = _day_bounds(start, end)
-        scheduled = (
-            ScheduledAction.objects.filter(
-                state=ScheduledAction.State.PENDING, due_at__gte=first, due_at__lt=last
-            )
-            .select_related("entry")
-            .order_by("due_at", "pk")
-        )
-        for action in scheduled:
-            verb = action.get_action_display()
-            events.append(
-                Event(
-                    kind=action.action,
-                    day=newsroom.to_local(action.due_at).date(),
-                    title=f"{verb} “{action.entry.term}”",
-                    uid=f"scheduled-{action.pk}",
-                    url=_entry_url(action.entry_id),
-                    at=action.due_at,
-                    description=f"Scheduled: {verb.lower()} at the first scheduler run after "
-                    f"{newsroom.format_instant(action.due_at)}.",
-                )
-            )
-        assignments = Assignment.objects.filter(
-            done_at__isnull=True, due_on__gte=start, due_on__lte=end
-        ).select_related("entry", "assignee")
-        if only_mine:
-            assignments = assignments.filter(assignee=user)
-        for assignment in assignments.order_by("due_on", "pk"):
-            who = assignment.assignee.get_username()
-            verb = "Write" if assignment.role == Assignment.Role.WRITER else "Fact-check"
-            events.append(
-                Event(
-                    kind="due",
-                    day=assignment.due_on,
-                    title=f"Due: {verb.lower()} “{assignment.entry.term}” ({who})",
-                    uid=f"assignment-{assignment.pk}",
-                    url=_entry_url(assignment.entry_id),
-                    description=assignment.note,
-                    overdue=assignment.due_on < today,
-                    mine=assignment.assignee_id == user.pk,
-                )
-            )
+        events += _scheduled_between(start, end)
+        events += _due_between(start, end, user=user, only_mine=only_mine, today=today)
     if user.has_perm("glossary.view_episode"):
-        episodes = (
-            Episode.objects.filter(air_date__gte=start, air_date__lte=end)
-            .select_related("show")
-            .order_by("air_date", "show__name", "season", "number")
-        )
-        for episode in episodes:
-            if episode.air_date is None:  # never: the filter above; for the type checker
-                continue
-            events.append(
-                Event(
-                    kind="release",
-                    day=episode.air_date,
-                    title=f"Released: {episode.show.name} S{episode.season}E{episode.number} "
-                    f"“{episode.title}”",
-                    uid=f"episode-{episode.pk}",
-                    url=reverse("admin:glossary_episode_change", args=[episode.pk]),
-                )
-            )
+        events += _released_between(start, end)
     order = {"publish": 0, "unpublish": 0, "due": 1, "release": 2}
     # A day reads: what goes out (by its time), what is due, what is released.
     earliest = datetime.datetime.min.replace(tzinfo=datetime.UTC)
     events.sort(key=lambda e: (e.day, order[e.kind], e.at or earliest, e.title))
+    return events
+
+
+def _scheduled_between(start: datetime.date, end: datetime.date) -> list[Event]:
+    """The publishes and unpublishes waiting to run on those days (newsroom days)."""
+    first, last = _day_bounds(start, end)
+    scheduled = (
+        ScheduledAction.objects.filter(
+            state=ScheduledAction.State.PENDING, due_at__gte=first, due_at__lt=last
+        )
+        .select_related("entry")
+        .order_by("due_at", "pk")
+    )
+    events = []
+    for action in scheduled:
+        verb = action.get_action_display()
+        events.append(
+            Event(
+                kind=action.action,
+                day=newsroom.to_local(action.due_at).date(),
+                title=f"{verb} “{action.entry.term}”",
+                uid=f"scheduled-{action.pk}",
+                url=_entry_url(action.entry_id),
+                at=action.due_at,
+                description=f"Scheduled: {verb.lower()} at the first scheduler run after "
+                f"{newsroom.format_instant(action.due_at)}.",
+            )
+        )
+    return events
+
+
+def _due_between(
+    start: datetime.date,
+    end: datetime.date,
+    *,
+    user: User,
+    only_mine: bool,
+    today: datetime.date,
+) -> list[Event]:
+    """The open assignments due on those days (only `user`'s with `only_mine`)."""
+    assignments = Assignment.objects.filter(
+        done_at__isnull=True, due_on__gte=start, due_on__lte=end
+    ).select_related("entry", "assignee")
+    if only_mine:
+        assignments = assignments.filter(assignee=user)
+    events = []
+    for assignment in assignments.order_by("due_on", "pk"):
+        who = assignment.assignee.get_username()
+        verb = "Write" if assignment.role == Assignment.Role.WRITER else "Fact-check"
+        events.append(
+            Event(
+                kind="due",
+                day=assignment.due_on,
+                title=f"Due: {verb.lower()} “{assignment.entry.term}” ({who})",
+                uid=f"assignment-{assignment.pk}",
+                url=_entry_url(assignment.entry_id),
+                description=assignment.note,
+                overdue=assignment.due_on < today,
+                mine=assignment.assignee_id == user.pk,
+            )
+        )
+    return events
+
+
+def _released_between(start: datetime.date, end: datetime.date) -> list[Event]:
+    """The episodes the feeds say air on those days."""
+    episodes = (
+        Episode.objects.filter(air_date__gte=start, air_date__lte=end)
+        .select_related("show")
+        .order_by("air_date", "show__name", "season", "number")
+    )
+    events = []
+    for episode in episodes:
+        if episode.air_date is None:  # never: the filter above; for the type checker
+            continue
+        events.append(
+            Event(
+                kind="release",
+                day=episode.air_date,
+                title=f"Released: {episode.show.name} S{episode.season}E{episode.number} "
+                f"“{episode.title}”",
+                uid=f"episode-{episode.pk}",
+                url=reverse("admin:glossary_episode_change", args=[episode.pk]),
+            )
+        )
     return events
 
 

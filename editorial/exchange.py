@@ -969,9 +969,9 @@ def merge_glossary(
 def _credit_merged_text(entry_ids: list[int]) -> None:
     """Save each merged entry's text as a version credited to whoever the file says wrote
     it (its writer, then its last editor), so neither can publish it here alone: a draft
-    with no version was published as a version credited to its publisher, and the file's
-    author published their own text (a hostile walk, 2026-12-03). An entry the file
-    credits to nobody gets one version credited to nobody (a script's)."""
+    with no version would be published as a version credited to its publisher, and the
+    file's author could publish their own text. An entry the file credits to nobody gets
+    one version credited to nobody (a script's)."""
     entries = Entry.objects.filter(pk__in=entry_ids).select_related("created_by", "updated_by")
     by_author: dict[int | None, list[Entry]] = {}
     for entry in entries.order_by("pk"):

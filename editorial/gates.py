@@ -226,35 +226,112 @@ def run_gates_for(
     now = now or timezone.now()
     entries = list(entries)
     ids = Subquery(scope.values("pk"))
+    rows = _read_parts(ids)
+    sponsorships, appearances = _read_sponsors_and_guests(ids)
+    waived: dict[int, set[int]] = {}
+    for entry_id, organisation_id in _waivers(ids):
+        waived.setdefault(entry_id, set()).add(organisation_id)
+    see_also = _grouped(
+        SeeAlso.objects.filter(entry__in=ids)
+        .select_related("target__live_version")
+        .order_by("order", "pk")
+    )
+    open_threads = (
+        _grouped(
+            Comment.objects.filter(entry__in=ids, parent__isnull=True, resolved_at__isnull=True)
+            .select_related("author")
+            .order_by("created_at", "pk")
+        )
+        if comments
+        else {}
+    )
+    checked: dict[int, list[QuoteCheck]] = {}
+    if transcripts:
+        for check in check_entries(scope) if quote_checks is None else quote_checks:
+            checked.setdefault(check.entry.pk, []).append(check)
+    names = name_index(entries)
 
-    def grouped(rows: Iterable[Any]) -> dict[int, list[Any]]:
-        out: dict[int, list[Any]] = {}
-        for row in rows:
-            out.setdefault(row.entry_id, []).append(row)
-        return out
+    out: dict[int, list[GateResult]] = {}
+    for entry in entries:
+        pk = entry.pk
+        entry_refs, entry_quotes = rows.references.get(pk, []), rows.quotes.get(pk, [])
+        entry_disclosures = rows.disclosures.get(pk, [])
+        episode_ids = {r.episode_id for r in entry_refs} | {q.episode_id for q in entry_quotes}
+        episode_ids |= {d.episode_id for d in entry_disclosures if d.episode_id}
+        results = _summary_checks(entry)
+        results += _citation_checks(entry, rows.citations.get(pk, []), now, rows.claims.get(pk, []))
+        results += _timestamp_checks(entry, entry_refs, entry_quotes, entry_disclosures)
+        results += _reference_sentence_checks(entry, entry_refs)
+        results += _sponsorship_checks(
+            entry,
+            [s for episode_id in sorted(episode_ids) for s in sponsorships.get(episode_id, [])],
+            entry_disclosures,
+        )
+        results += _interest_checks(
+            entry, entry_refs, entry_quotes, entry_disclosures, appearances, waived.get(pk, set())
+        )
+        results += _see_also_checks(entry, see_also.get(pk, []))
+        if transcripts:
+            results += _transcript_checks(entry, checked.get(pk, []))
+        results += _name_checks(entry, names)
+        results += _body_checks(entry)
+        if comments:
+            results += _comment_checks(entry, open_threads.get(pk, []))
+        out[pk] = results
+    return out
 
-    citations = grouped(
+
+def _grouped(rows: Iterable[Any]) -> dict[int, list[Any]]:
+    """Rows by their entry's id, in the order read."""
+    out: dict[int, list[Any]] = {}
+    for row in rows:
+        out.setdefault(row.entry_id, []).append(row)
+    return out
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """The working-copy parts the checks read, each by entry id."""
+
+    citations: dict[int, list[Citation]]
+    claims: dict[int, list[report.ClaimWarning]]
+    references: dict[int, list[EpisodeReference]]
+    quotes: dict[int, list[Quote]]
+    disclosures: dict[int, list[Disclosure]]
+
+
+def _read_parts(ids: Subquery) -> _Parts:
+    """The parts of the entries `ids` selects, one query per kind."""
+    citations = _grouped(
         Citation.objects.filter(entry__in=ids).select_related("source").order_by("order", "pk")
     )
     # Stored texts are read only when a cited page changed since it was confirmed.
     claims: dict[int, list[report.ClaimWarning]] = {}
     for warning in report.claim_warnings(c for cited in citations.values() for c in cited):
         claims.setdefault(warning.entry_id, []).append(warning)
-    references = grouped(
+    references = _grouped(
         EpisodeReference.objects.filter(entry__in=ids)
         .select_related("episode", "speaker")
         .order_by("order", "pk")
     )
-    quotes = grouped(
+    quotes = _grouped(
         Quote.objects.filter(entry__in=ids)
         .select_related("episode", "speaker")
         .order_by("order", "pk")
     )
-    disclosures = grouped(
+    disclosures = _grouped(
         Disclosure.objects.filter(entry__in=ids).select_related("episode").order_by("order", "pk")
     )
-    # The episodes the entries draw on, as sub-selects so the query count never
-    # depends on how many there are (an empty id list would skip the query).
+    return _Parts(citations, claims, references, quotes, disclosures)
+
+
+def _read_sponsors_and_guests(
+    ids: Subquery,
+) -> tuple[dict[int, list[Sponsorship]], dict[tuple[int, int], Appearance]]:
+    """The sponsorships of the episodes the entries draw on, by episode id, and the guest
+    appearances (with an affiliation) of the people they quote or cite there, by
+    (episode, person). The episodes are sub-selects, so the query count never depends on
+    how many there are (an empty id list would skip the query)."""
     ref_episodes = EpisodeReference.objects.filter(entry__in=ids).values("episode_id")
     quote_episodes = Quote.objects.filter(entry__in=ids).values("episode_id")
     drawn_on = (
@@ -288,59 +365,7 @@ def run_gates_for(
             speakers, role=Appearance.Role.GUEST, affiliation__isnull=False
         ).select_related("person", "affiliation", "episode")
     }
-    waived: dict[int, set[int]] = {}
-    for entry_id, organisation_id in _waivers(ids):
-        waived.setdefault(entry_id, set()).add(organisation_id)
-    see_also = grouped(
-        SeeAlso.objects.filter(entry__in=ids)
-        .select_related("target__live_version")
-        .order_by("order", "pk")
-    )
-
-    open_threads = (
-        grouped(
-            Comment.objects.filter(entry__in=ids, parent__isnull=True, resolved_at__isnull=True)
-            .select_related("author")
-            .order_by("created_at", "pk")
-        )
-        if comments
-        else {}
-    )
-
-    checked: dict[int, list[QuoteCheck]] = {}
-    if transcripts:
-        for check in check_entries(scope) if quote_checks is None else quote_checks:
-            checked.setdefault(check.entry.pk, []).append(check)
-    names = name_index(entries)
-
-    out: dict[int, list[GateResult]] = {}
-    for entry in entries:
-        pk = entry.pk
-        entry_refs, entry_quotes = references.get(pk, []), quotes.get(pk, [])
-        entry_disclosures = disclosures.get(pk, [])
-        episode_ids = {r.episode_id for r in entry_refs} | {q.episode_id for q in entry_quotes}
-        episode_ids |= {d.episode_id for d in entry_disclosures if d.episode_id}
-        results = _summary_checks(entry)
-        results += _citation_checks(entry, citations.get(pk, []), now, claims.get(pk, []))
-        results += _timestamp_checks(entry, entry_refs, entry_quotes, entry_disclosures)
-        results += _reference_sentence_checks(entry, entry_refs)
-        results += _sponsorship_checks(
-            entry,
-            [s for episode_id in sorted(episode_ids) for s in sponsorships.get(episode_id, [])],
-            entry_disclosures,
-        )
-        results += _interest_checks(
-            entry, entry_refs, entry_quotes, entry_disclosures, appearances, waived.get(pk, set())
-        )
-        results += _see_also_checks(entry, see_also.get(pk, []))
-        if transcripts:
-            results += _transcript_checks(entry, checked.get(pk, []))
-        results += _name_checks(entry, names)
-        results += _body_checks(entry)
-        if comments:
-            results += _comment_checks(entry, open_threads.get(pk, []))
-        out[pk] = results
-    return out
+    return sponsorships, appearances
 
 
 def name_index(entries: Iterable[Entry]) -> dict[str, list[tuple[int, str]]]:
@@ -547,6 +572,17 @@ def _citation_checks(
             HAS_SOURCE, f"The entry cites {_plural(len(citations), 'source')}.", blocking=True
         )
     ]
+    results += _freshness_checks(entry, citations, now)
+    results += _source_health_checks(citations)
+    results += claim_checks(claims)
+    return results
+
+
+def _freshness_checks(
+    entry: Entry, citations: list[Citation], now: datetime.datetime
+) -> list[GateResult]:
+    """Each citation confirmed within the freshness window (in the newsroom's days)."""
+    fix = _entry_url(entry, "citations")
     window = settings.CITATION_FRESHNESS_DAYS
     today = newsroom.today(now)
     stale = []
@@ -574,7 +610,7 @@ def _citation_checks(
                     fixed_by=Action.CONFIRM_CITATION,
                 )
             )
-    results += stale or [
+    return stale or [
         GateResult.ok(
             CITATION_FRESH,
             f"Every citation was checked within the last {_plural(window, 'day')}.",
@@ -582,6 +618,11 @@ def _citation_checks(
         )
     ]
 
+
+def _source_health_checks(citations: list[Citation]) -> list[GateResult]:
+    """A broken source blocks; an empty or moved one warns (in the citations' order, the
+    warnings before the broken sources' verdict)."""
+    results: list[GateResult] = []
     broken = []
     for citation in citations:
         source = citation.source
@@ -618,11 +659,9 @@ def _citation_checks(
                     source_url,
                 )
             )
-    results += broken or [
-        GateResult.ok(SOURCE_NOT_BROKEN, "No cited source is broken.", blocking=True)
-    ]
-    results += claim_checks(claims)
-    return results
+    return results + (
+        broken or [GateResult.ok(SOURCE_NOT_BROKEN, "No cited source is broken.", blocking=True)]
+    )
 
 
 def claim_checks(claims: list[report.ClaimWarning]) -> list[GateResult]:
@@ -658,43 +697,9 @@ def _timestamp_checks(
     def check(
         what: str, episode: Episode | None, seconds: int | None, inline: str, required: bool
     ) -> None:
-        fix = _entry_url(entry, inline)
-        if episode is None:
-            findings.append(
-                GateResult.block(
-                    TIMESTAMP_IN_EPISODE, f"{what} does not say which episode it comes from.", fix
-                )
-            )
-            return
-        if seconds is None:
-            if required:
-                findings.append(
-                    GateResult.block(
-                        TIMESTAMP_IN_EPISODE,
-                        f"{what} in {_episode_label(episode)} has no timestamp.",
-                        fix,
-                    )
-                )
-            return
-        if episode.duration is None:
-            findings.append(
-                GateResult.warn(
-                    TIMESTAMP_IN_EPISODE,
-                    f"{what} at {format_timestamp(seconds)} cannot be checked: "
-                    f"{_episode_label(episode)} has no duration recorded. Add the episode's "
-                    "length.",
-                    _url("admin:glossary_episode_change", episode.pk),
-                )
-            )
-        elif seconds > episode.duration:
-            findings.append(
-                GateResult.block(
-                    TIMESTAMP_IN_EPISODE,
-                    f"{what} is at {format_timestamp(seconds)}, past the end of "
-                    f"{_episode_label(episode)}, which runs {format_timestamp(episode.duration)}.",
-                    fix,
-                )
-            )
+        found = _timestamp_finding(what, episode, seconds, _entry_url(entry, inline), required)
+        if found is not None:
+            findings.append(found)
 
     for ref in references:
         speaker = f" ({ref.speaker.name})" if ref.speaker else ""
@@ -730,6 +735,42 @@ def _timestamp_checks(
             ),
         )
     return findings
+
+
+def _timestamp_finding(
+    what: str, episode: Episode | None, seconds: int | None, fix: str | None, required: bool
+) -> GateResult | None:
+    """What is wrong with one timestamp of `what` in `episode`, if anything: no episode,
+    a missing timestamp (when `required`), no duration to check it against (a warning),
+    or a time past the episode's end."""
+    if episode is None:
+        return GateResult.block(
+            TIMESTAMP_IN_EPISODE, f"{what} does not say which episode it comes from.", fix
+        )
+    if seconds is None:
+        if required:
+            return GateResult.block(
+                TIMESTAMP_IN_EPISODE,
+                f"{what} in {_episode_label(episode)} has no timestamp.",
+                fix,
+            )
+        return None
+    if episode.duration is None:
+        return GateResult.warn(
+            TIMESTAMP_IN_EPISODE,
+            f"{what} at {format_timestamp(seconds)} cannot be checked: "
+            f"{_episode_label(episode)} has no duration recorded. Add the episode's "
+            "length.",
+            _url("admin:glossary_episode_change", episode.pk),
+        )
+    if seconds > episode.duration:
+        return GateResult.block(
+            TIMESTAMP_IN_EPISODE,
+            f"{what} is at {format_timestamp(seconds)}, past the end of "
+            f"{_episode_label(episode)}, which runs {format_timestamp(episode.duration)}.",
+            fix,
+        )
+    return None
 
 
 def _reference_sentence_checks(

@@ -5,8 +5,6 @@ Content lives in `glossary`; this app only records what people did to it.
 
 from __future__ import annotations
 
-import datetime
-
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -258,9 +256,6 @@ class ShareLink(models.Model):
 
     def __str__(self) -> str:
         return f"Preview of {self.entry} v{self.version.number}"
-
-    def live_at(self, now: datetime.datetime) -> bool:
-        return self.revoked_at is None and now < self.expires_at
 
 
 class QuoteCheckRun(models.Model):
@@ -773,10 +768,6 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_role_display()} of {self.entry}: {self.assignee}, due {self.due_on}"
-
-    @property
-    def is_done(self) -> bool:
-        return self.done_at is not None
 
 
 class CalendarFeed(models.Model):

@@ -179,10 +179,6 @@ def _name(user: object) -> str:
 # --- Recording (called inside the transaction that did the thing) ----------------------
 
 
-def tell_review_requested(entry: Entry, *, actor: object, comment: str = "") -> int:
-    return tell_review_requested_of([entry], actor=actor, comment=comment)
-
-
 def tell_review_requested_of(entries: Iterable[Entry], *, actor: object, comment: str = "") -> int:
     """Every editor of each entry's show hears of it, in one read of who they are per show."""
     entries = list(entries)
@@ -216,14 +212,9 @@ def tell_changes_requested(entry: Entry, *, actor: object, comment: str, writers
     return made
 
 
-def tell_published(entry: Entry, *, actor: object, writers: set[int]) -> int:
-    """`writers` are read before the publish (afterwards the change is no longer waiting)."""
-    return tell_published_of([(entry, writers)], actor=actor)
-
-
 def tell_published_of(published: Iterable[tuple[Entry, set[int]]], *, actor: object) -> int:
-    """`tell_published` for several entries, each with its writers, in one read of who
-    can be told."""
+    """Each entry's writers hear it was published, in one read of who can be told. The
+    writers are read before the publish (afterwards the change is no longer waiting)."""
     published = list(published)
     reachable = set(_audience({pk for _, writers in published for pk in writers}, actor))
     rows: list[Notification] = []

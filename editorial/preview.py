@@ -58,9 +58,9 @@ def create_share_link(entry: Entry, *, user: Any) -> ShareLink:
 
     Not of an archived entry, nor of text withdrawn from readers (unchanged since, changed
     and changed back, or rolled back to): a withdrawal stops the entry's links
-    (workflow.revoke_share_links), and a new link made by anyone who may share showed the
-    withdrawn page to whoever had it (hostile walks, 2026-12-03). A preview of the text
-    changed since is shared as usual.
+    (workflow.revoke_share_links), and a new link made by anyone who may share would show
+    the withdrawn page to whoever had it. A preview of the text changed since is shared
+    as usual.
     """
     if entry.status == Entry.Status.ARCHIVED:
         raise NotShareable(

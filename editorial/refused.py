@@ -269,23 +269,7 @@ def merge(
         raise MergeError("The entry was deleted, so there is no draft to take this into.")
     if not take and rows is None:
         raise MergeError("Tick at least one field to take into the draft, or discard the edit.")
-    publishing.hold_off_rerender()
-    entry = (
-        Entry.objects.select_for_update(of=("self",))
-        .select_related("updated_by")
-        .filter(pk=refused.entry_id)
-        .first()
-    )
-    if entry is None:
-        raise MergeError("The entry was deleted, so there is no draft to take this into.")
-    if token != edit_token(entry):
-        by = entry.updated_by
-        who = (by.get_full_name() or by.get_username()) if by is not None else "Someone"
-        raise MergeStale(
-            f"{who} saved this entry at {newsroom.format_instant(entry.updated_at)}, after "
-            "this comparison was shown, so nothing was taken. The comparison below is "
-            "against the draft as it is now: check it, then take your fields again."
-        )
+    entry = _lock_unchanged_since(refused.entry_id, token)
     missing = [name for name in take if submitted(refused, name) is None]
     if missing:
         raise MergeError(f"Your refused edit has no {FIELDS[missing[0]].lower()} to take.")
@@ -313,6 +297,44 @@ def merge(
     if rows is not None:
         rows.recorded(entry, version)
     entry.refresh_from_db(fields=["status"])
+    _log_merge(refused, entry, version, user=user, before=before, labels=labels)
+    refused.delete()
+    return version
+
+
+def _lock_unchanged_since(entry_id: int, token: str) -> Entry:
+    """The refused edit's entry, locked; refused (MergeStale) when anyone saved it since
+    the comparison carrying `token` was shown."""
+    publishing.hold_off_rerender()
+    entry = (
+        Entry.objects.select_for_update(of=("self",))
+        .select_related("updated_by")
+        .filter(pk=entry_id)
+        .first()
+    )
+    if entry is None:
+        raise MergeError("The entry was deleted, so there is no draft to take this into.")
+    if token != edit_token(entry):
+        by = entry.updated_by
+        who = (by.get_full_name() or by.get_username()) if by is not None else "Someone"
+        raise MergeStale(
+            f"{who} saved this entry at {newsroom.format_instant(entry.updated_at)}, after "
+            "this comparison was shown, so nothing was taken. The comparison below is "
+            "against the draft as it is now: check it, then take your fields again."
+        )
+    return entry
+
+
+def _log_merge(
+    refused: RefusedEdit,
+    entry: Entry,
+    version: EntryVersion,
+    *,
+    user: Any,
+    before: str,
+    labels: str,
+) -> None:
+    """The taking-back as a step of the entry's history."""
     WorkflowEvent.objects.create(
         entry=entry,
         version=version,
@@ -327,8 +349,6 @@ def merge(
             + "."
         ),
     )
-    refused.delete()
-    return version
 
 
 def discard(refused: RefusedEdit, *, user: Any) -> None:

@@ -199,7 +199,9 @@ def _carry_out(row: ScheduledAction, now: datetime.datetime) -> tuple[str, list[
             return f"Published version {row.version} as scheduled for {when}.", []
         if not entry.is_live:
             return f"Nothing to do at {when}: “{entry.term}” was not published.", []
-        workflow.unpublish_entry(entry, user=user, comment=workflow.SCHEDULED_UNPUBLISH)
+        workflow.unpublish_entry(
+            entry, user=user, comment=workflow.scheduled_reason(user, row.created_at)
+        )
         return f"Unpublished as scheduled for {when}.", []
     except workflow.GateFailed as exc:
         failures = [

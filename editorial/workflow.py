@@ -268,10 +268,6 @@ def writers_of(entry: Entry) -> set[int]:
     return ids
 
 
-def is_author_of_change(entry: Entry, user: Any) -> bool:
-    return bool(authorship(entry, user))
-
-
 def authorship(entry: Entry, user: Any) -> str:
     """Why `user` wrote part of the entry's change, as the start of a sentence ("You wrote
     part of this change"); empty when they did not. They saved or submitted it since its
@@ -410,62 +406,27 @@ def publish_entries(
     self-approval rule, the version reviewed (`expected_versions`, by entry id) and
     what happened to it since (`seen_events`), the publish checks): otherwise nothing
     is published and the first refusal is raised. The checks, the public records and
-    the pages are done for all of them together (glossary.publishing.publish_many),
+    the pages are done for all of them together (glossary.publishing.make_live),
     which is what makes publishing thousands of entries affordable (generate_glossary).
+
+    The one door through which an entry reaches readers: every publish (the admin's,
+    a bulk action's, the scheduler's, the demo's and the generator's) comes here, and
+    only here and `publish_check_dates` call the make-live step.
     """
     require(user, Action.PUBLISH)
     entries = list(entries)
-    expected = expected_versions or {}
     with transaction.atomic():
         locked = _lock_all(entries)
         for entry in locked:
             require(user, Action.PUBLISH, entry)
             _check_state(entry, PUBLISH_FROM, "published (submit it for review first)")
         authors = change_authors_of(locked)
-        if not settings.WORKFLOW_ALLOW_SELF_APPROVAL and user is not None:
-            for entry in locked:
-                if user.pk in authors[entry.pk]:
-                    raise SelfApprovalRefused(
-                        "You wrote part of this change, so another editor has to approve it "
-                        "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
-                    )
-            edited = records_edited_in_change(locked, user)
-            for entry in locked:
-                if entry.pk in edited:
-                    raise SelfApprovalRefused(
-                        f"You edited {_quoted(edited[entry.pk])}, which “{entry.term}” would "
-                        "show readers anew, so another editor has to approve it "
-                        "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
-                    )
+        _refuse_self_approval(locked, user, authors)
         latest = _latest_versions(locked)
-        for entry in locked:
-            newest, shown = latest.get(entry.pk), expected.get(entry.pk)
-            if shown is not None and newest is not None and shown > newest.number:
-                raise InvalidTransition(
-                    f"This form names version {shown} of “{entry.term}”, which it does not "
-                    "have; reload the page and review the latest version."
-                )
-            if shown is not None and newest is not None and newest.number != shown:
-                who = newest.created_by.get_username() if newest.created_by else "someone"
-                raise InvalidTransition(
-                    f"{who} saved version {newest.number} after you opened version "
-                    f"{shown}; review the new version before publishing."
-                )
+        _refuse_unless_reviewed(locked, latest, expected_versions or {})
         _refuse_if_objected_since(locked, seen_events or {})
-        results = run_gates_for(
-            locked, Entry.objects.filter(pk__in=[e.pk for e in locked]), now=now
-        )
         reason = override_reason.strip()
-        blocking: dict[int, list[Any]] = {}
-        for entry in locked:
-            blocking[entry.pk] = [r for r in results[entry.pk] if r.blocking and not r.passed]
-            if blocking[entry.pk] and not reason:
-                raise GateFailed(results[entry.pk])
-            if any(r.code in NOT_OVERRIDABLE for r in blocking[entry.pk]):
-                raise GateFailed(results[entry.pk], overridable=False)
-        for entry in locked:
-            if blocking[entry.pk]:
-                require(user, Action.OVERRIDE_GATES, entry)
+        blocking = _refuse_unless_checks_pass(locked, user, reason, now=now)
         # Who hears of the publication: read before it, when the change is still waiting.
         writers = {
             entry.pk: authors[entry.pk] | ({entry.created_by_id} if entry.created_by_id else set())
@@ -477,29 +438,8 @@ def publish_entries(
                 "A correction note is for a change to an entry readers have already seen; "
                 "this is its first publication."
             )
-        # Readers get exactly the version the editor reviewed: its stored document,
-        # never a fresh build of the working copy, which may have moved since without
-        # a version of this entry (a renamed see-also target, a flag the link checker
-        # set). A version published before (re-publishing after a withdrawal) goes
-        # out again as a copy under a new number, its content unchanged.
-        again = [
-            entry
-            for entry in locked
-            if (newest := latest.get(entry.pk)) is not None and newest.published_at is not None
-        ]
-        copies = publishing.save_versions(
-            [(entry, document.load(latest[entry.pk].data)) for entry in again],
-            user=user,
-            comment="Published again as it was last published.",
-        )
-        # A copy is its original's text: credited to whoever wrote that, not to the editor
-        # publishing it, who would otherwise count as an author of the entry's next change.
-        for entry, copy in zip(again, copies, strict=True):
-            copy.created_by_id = latest[entry.pk].created_by_id
-            EntryVersion.objects.filter(pk=copy.pk).update(created_by=copy.created_by_id)
-        reviewed: dict[int, EntryVersion | None] = {e.pk: latest.get(e.pk) for e in locked}
-        reviewed |= {entry.pk: copy for entry, copy in zip(again, copies, strict=True)}
-        versions = publishing.publish_many(
+        reviewed = _reviewed_versions(locked, latest, user)
+        versions = publishing.make_live(
             [(entry, reviewed[entry.pk]) for entry in locked],
             user=user,
             material=material,
@@ -527,6 +467,97 @@ def publish_entries(
     for entry in entries:
         entry.refresh_from_db()
     return versions
+
+
+def _refuse_self_approval(locked: list[Entry], user: Any, authors: dict[int, set[int]]) -> None:
+    """Refuse the publish when `user` wrote part of any entry's change (saved or submitted
+    it, or edited a shared record it would show readers anew), unless
+    WORKFLOW_ALLOW_SELF_APPROVAL is on."""
+    if settings.WORKFLOW_ALLOW_SELF_APPROVAL or user is None:
+        return
+    for entry in locked:
+        if user.pk in authors[entry.pk]:
+            raise SelfApprovalRefused(
+                "You wrote part of this change, so another editor has to approve it "
+                "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
+            )
+    edited = records_edited_in_change(locked, user)
+    for entry in locked:
+        if entry.pk in edited:
+            raise SelfApprovalRefused(
+                f"You edited {_quoted(edited[entry.pk])}, which “{entry.term}” would "
+                "show readers anew, so another editor has to approve it "
+                "(WORKFLOW_ALLOW_SELF_APPROVAL is off)."
+            )
+
+
+def _refuse_unless_reviewed(
+    locked: list[Entry], latest: dict[int, EntryVersion], expected: dict[int, int]
+) -> None:
+    """Refuse the publish when the version a form names (`expected`, by entry id) is not
+    the entry's newest: someone saved since the editor reviewed it, or it never existed."""
+    for entry in locked:
+        newest, shown = latest.get(entry.pk), expected.get(entry.pk)
+        if shown is not None and newest is not None and shown > newest.number:
+            raise InvalidTransition(
+                f"This form names version {shown} of “{entry.term}”, which it does not "
+                "have; reload the page and review the latest version."
+            )
+        if shown is not None and newest is not None and newest.number != shown:
+            who = newest.created_by.get_username() if newest.created_by else "someone"
+            raise InvalidTransition(
+                f"{who} saved version {newest.number} after you opened version "
+                f"{shown}; review the new version before publishing."
+            )
+
+
+def _refuse_unless_checks_pass(
+    locked: list[Entry], user: Any, reason: str, *, now: datetime.datetime | None
+) -> dict[int, list[Any]]:
+    """Run the publish checks; the failing blocking ones of each entry, by entry id.
+
+    Refused when one fails and no override `reason` is given, when one fails that no
+    reason overrides (gates.NOT_OVERRIDABLE), or when `user` may not override."""
+    results = run_gates_for(locked, Entry.objects.filter(pk__in=[e.pk for e in locked]), now=now)
+    blocking: dict[int, list[Any]] = {}
+    for entry in locked:
+        blocking[entry.pk] = [r for r in results[entry.pk] if r.blocking and not r.passed]
+        if blocking[entry.pk] and not reason:
+            raise GateFailed(results[entry.pk])
+        if any(r.code in NOT_OVERRIDABLE for r in blocking[entry.pk]):
+            raise GateFailed(results[entry.pk], overridable=False)
+    for entry in locked:
+        if blocking[entry.pk]:
+            require(user, Action.OVERRIDE_GATES, entry)
+    return blocking
+
+
+def _reviewed_versions(
+    locked: list[Entry], latest: dict[int, EntryVersion], user: Any
+) -> dict[int, EntryVersion | None]:
+    """The version of each entry readers get, by entry id: exactly the one the editor
+    reviewed, its stored document, never a fresh build of the working copy, which may have
+    moved since without a version of this entry (a renamed see-also target, a flag the
+    link checker set). A version published before (re-publishing after a withdrawal) goes
+    out again as a copy under a new number, its content unchanged."""
+    again = [
+        entry
+        for entry in locked
+        if (newest := latest.get(entry.pk)) is not None and newest.published_at is not None
+    ]
+    copies = publishing.save_versions(
+        [(entry, document.load(latest[entry.pk].data)) for entry in again],
+        user=user,
+        comment="Published again as it was last published.",
+    )
+    # A copy is its original's text: credited to whoever wrote that, not to the editor
+    # publishing it, who would otherwise count as an author of the entry's next change.
+    for entry, copy in zip(again, copies, strict=True):
+        copy.created_by_id = latest[entry.pk].created_by_id
+        EntryVersion.objects.filter(pk=copy.pk).update(created_by=copy.created_by_id)
+    reviewed: dict[int, EntryVersion | None] = {e.pk: latest.get(e.pk) for e in locked}
+    reviewed |= {entry.pk: copy for entry, copy in zip(again, copies, strict=True)}
+    return reviewed
 
 
 # What makes an approval stale though the version is the same: the entry was withdrawn,
@@ -774,10 +805,9 @@ def publish_check_dates(
         if blocking:
             raise GateFailed(results)
         before = locked.status
-        version = publishing.publish(
-            locked,
+        (version,) = publishing.make_live(
+            [(locked, working)],
             user=user,
-            version=working,
             material=False,
             comment="New citation check dates.",
             now=now,
@@ -850,8 +880,15 @@ def revoke_share_links(entry: Entry, *, user: Any, because: str) -> int:
     )
 
 
-# The history comment of an unpublish the scheduler carried out: no reason anyone wrote.
+# How the reason of an unpublish the scheduler carried out begins (`scheduled_reason`):
+# it names the schedule, not a reason anyone wrote for readers.
 SCHEDULED_UNPUBLISH = "Scheduled unpublish."
+
+
+def scheduled_reason(scheduled_by: Any, scheduled_at: datetime.datetime) -> str:
+    """The reason a scheduled unpublish carries: that it was scheduled, by whom and when."""
+    who = scheduled_by.get_username() if scheduled_by is not None else "someone"
+    return f"{SCHEDULED_UNPUBLISH} Scheduled by {who} on {newsroom.format_instant(scheduled_at)}."
 
 
 def withdrawal_reason(entry: Entry) -> str:
@@ -871,12 +908,22 @@ def withdrawal_reason(entry: Entry) -> str:
     )
     if last is None or last.action != WorkflowEvent.Action.UNPUBLISH:
         return ""
-    return "" if last.comment == SCHEDULED_UNPUBLISH else last.comment.strip()
+    return "" if last.comment.startswith(SCHEDULED_UNPUBLISH) else last.comment.strip()
 
 
-def unpublish_entry(entry: Entry, *, user: Any, comment: str = "") -> WorkflowEvent:
-    """Take the entry off the public site; its working copy becomes a draft."""
+def unpublish_entry(entry: Entry, *, user: Any, comment: str) -> WorkflowEvent:
+    """Take the entry off the public site; its working copy becomes a draft.
+
+    A withdrawal always says why (`comment`, kept in the entry's history and offered as
+    the correction note when it comes back): an empty one is refused, from any caller.
+    """
     require(user, Action.UNPUBLISH, entry)
+    comment = comment.strip()
+    if not comment:
+        raise WorkflowError(
+            "Write why the entry is coming down: the reason is kept in its history. "
+            "Nothing was unpublished."
+        )
     with transaction.atomic():
         locked = _lock(entry)
         if not locked.is_live:

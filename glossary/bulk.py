@@ -3,8 +3,8 @@
 `generate_glossary`, `import_glossary` (and its `--merge`), `import_entries`, `rerender`
 and the data migrations that fill tables write thousands of rows at once. Served at
 once afterwards, a glossary of 2,000 generated entries answered search at 5% of the
-trivial view's speed, and at 32% after `VACUUM ANALYZE` (issue 37; bench/README.md,
-2026-12-04), because:
+trivial view's speed, and at 32% after `VACUUM ANALYZE` (bench/README.md, the cold
+runs), because:
 
 - every listing row a publish wrote was still in the search indexes' pending lists (GIN's
   `fastupdate`), which each search reads in full until a vacuum merges them: 1,900

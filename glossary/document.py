@@ -366,17 +366,43 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
     citations = _grouped(
         m.Citation.objects.filter(entry__in=ids).select_related("source").order_by("order", "pk")
     )
+    see_also = _see_also_of(ids)
+    tags = _tags_of(ids)
+    facts = _facts_of(refs, quotes, disclosures)
+    return {
+        entry.pk: _document(
+            entry,
+            refs=refs.get(entry.pk, []),
+            disclosures=disclosures.get(entry.pk, []),
+            quotes=quotes.get(entry.pk, []),
+            citations=citations.get(entry.pk, []),
+            see_also=see_also.get(entry.pk, []),
+            tags=tags.get(entry.pk, []),
+            transcripts=transcripts,
+            facts=facts,
+        )
+        for entry in entries
+    }
+
+
+def _see_also_of(ids: list[int]) -> dict[int, list[Any]]:
+    """The entries' see-also rows, by entry id, each with the term its target was last
+    published under (`published_term`)."""
     last_published = (
         m.EntryVersion.objects.filter(entry=OuterRef("target"), published_at__isnull=False)
         .order_by("-published_at", "-number")
         .values("term")[:1]
     )
-    see_also = _grouped(
+    return _grouped(
         m.SeeAlso.objects.filter(entry__in=ids)
         .select_related("target__live_version")
         .annotate(published_term=Subquery(last_published))
         .order_by("order", "pk")
     )
+
+
+def _tags_of(ids: list[int]) -> dict[int, list[Tag]]:
+    """The entries' tags, by entry id, in name order."""
     tags: dict[int, list[Tag]] = {}
     for item in (
         TaggedItem.objects.filter(
@@ -387,7 +413,14 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
     ):
         tag = Tag(id=item.tag.pk, name=item.tag.name, slug=item.tag.slug)
         tags.setdefault(item.object_id, []).append(tag)
+    return tags
 
+
+def _facts_of(
+    refs: dict[int, list[Any]], quotes: dict[int, list[Any]], disclosures: dict[int, list[Any]]
+) -> _Facts:
+    """The facts of every episode, show, person and organisation the parts name (with the
+    episodes' sponsors and guests), one query per kind."""
     episode_ids = {r.episode_id for parts in refs.values() for r in parts}
     episode_ids |= {q.episode_id for parts in quotes.values() for q in parts}
     episode_ids |= {d.episode_id for parts in disclosures.values() for d in parts if d.episode_id}
@@ -411,7 +444,7 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
             org_ids.add(a.affiliation_id)
     people = {p.pk: p for p in m.Person.objects.filter(pk__in=people_ids - {None})}
     organisations = {o.pk: o for o in m.Organisation.objects.filter(pk__in=org_ids - {None})}
-    facts = _Facts(
+    return _Facts(
         episodes={pk: _episode(e) for pk, e in episodes.items()},
         shows={e.show_id: _show(e.show) for e in episodes.values()},
         people={pk: Person(id=p.pk, name=p.name, slug=p.slug) for pk, p in people.items()},
@@ -420,20 +453,6 @@ def build_many(entries: Iterable[m.Entry]) -> dict[int, EntryDocument]:
             for pk, o in organisations.items()
         },
     )
-    return {
-        entry.pk: _document(
-            entry,
-            refs=refs.get(entry.pk, []),
-            disclosures=disclosures.get(entry.pk, []),
-            quotes=quotes.get(entry.pk, []),
-            citations=citations.get(entry.pk, []),
-            see_also=see_also.get(entry.pk, []),
-            tags=tags.get(entry.pk, []),
-            transcripts=transcripts,
-            facts=facts,
-        )
-        for entry in entries
-    }
 
 
 @dataclass(frozen=True)
@@ -489,35 +508,8 @@ def _document(
     facts: _Facts,
 ) -> EntryDocument:
     """One entry's document from its parts, read by `build_many`."""
-    attached: dict[int, list[Disclosure]] = {}
-    loose: list[Disclosure] = []
-    for d in disclosures:
-        part = Disclosure(
-            kind=d.kind,
-            text=d.text,
-            at=d.at,
-            episode=d.episode_id,
-            organisation=d.organisation_id,
-            person=d.person_id,
-        )
-        if d.reference_id:
-            attached.setdefault(d.reference_id, []).append(part)
-        else:
-            loose.append(part)
-
-    episode_ids = {r.episode_id for r in refs} | {q.episode_id for q in quotes}
-    episode_ids |= {d.episode_id for d in disclosures if d.episode_id}
-    episodes = [facts.episodes[pk] for pk in sorted(episode_ids)]
-    people_ids = {r.speaker_id for r in refs if r.speaker_id} | {q.speaker_id for q in quotes}
-    people_ids |= {d.person_id for d in disclosures if d.person_id}
-    org_ids = {d.organisation_id for d in disclosures if d.organisation_id}
-    for episode in episodes:
-        org_ids |= {s.organisation for s in episode.sponsors}
-        for a in episode.appearances:
-            people_ids.add(a.person)
-            if a.affiliation:
-                org_ids.add(a.affiliation)
-
+    attached, loose = _placed_disclosures(disclosures)
+    episodes, people_ids, org_ids = _named(refs, disclosures, quotes, facts)
     return EntryDocument(
         schema_version=SCHEMA_VERSION,
         id=entry.pk,
@@ -551,20 +543,7 @@ def _document(
             )
             for q in quotes
         ],
-        citations=[
-            Citation(
-                source=c.source_id,
-                note=c.note,
-                checked_on=c.checked_on,
-                excerpt=c.excerpt,
-                excerpt_on=c.excerpt_on,
-                # The reader is shown what the page said when checked once it says
-                # something else, nothing, or cannot be reached.
-                source_changed=c.source.changed_since_confirmed
-                or c.source.health in (m.Source.Health.BROKEN, m.Source.Health.EMPTY),
-            )
-            for c in citations
-        ],
+        citations=[_citation(c) for c in citations],
         see_also=[
             SeeAlso(
                 entry=s.target_id,
@@ -580,20 +559,81 @@ def _document(
         organisations=[
             facts.organisations[pk] for pk in sorted(org_ids) if pk in facts.organisations
         ],
-        sources=[
-            Source(
-                id=s.pk,
-                url=s.url,
-                title=s.title,
-                publisher=s.publisher,
-                kind=s.kind,
-                archive_url=s.archive_url,
-                archive_date=s.archive_date,
-                citation_status=s.citation_status,
-            )
-            for s in sorted({c.source for c in citations}, key=lambda s: s.pk)
-        ],
+        sources=[_source(s) for s in sorted({c.source for c in citations}, key=lambda s: s.pk)],
     )
+
+
+def _citation(c: m.Citation) -> Citation:
+    return Citation(
+        source=c.source_id,
+        note=c.note,
+        checked_on=c.checked_on,
+        excerpt=c.excerpt,
+        excerpt_on=c.excerpt_on,
+        # The reader is shown what the page said when checked once it says
+        # something else, nothing, or cannot be reached.
+        source_changed=c.source.changed_since_confirmed
+        or c.source.health in (m.Source.Health.BROKEN, m.Source.Health.EMPTY),
+    )
+
+
+def _source(s: m.Source) -> Source:
+    """A cited source's facts as the version keeps them."""
+    return Source(
+        id=s.pk,
+        url=s.url,
+        title=s.title,
+        publisher=s.publisher,
+        kind=s.kind,
+        archive_url=s.archive_url,
+        archive_date=s.archive_date,
+        citation_status=s.citation_status,
+    )
+
+
+def _placed_disclosures(
+    disclosures: list[m.Disclosure],
+) -> tuple[dict[int, list[Disclosure]], list[Disclosure]]:
+    """The disclosures placed after an episode reference (by its id), and the loose ones."""
+    attached: dict[int, list[Disclosure]] = {}
+    loose: list[Disclosure] = []
+    for d in disclosures:
+        part = Disclosure(
+            kind=d.kind,
+            text=d.text,
+            at=d.at,
+            episode=d.episode_id,
+            organisation=d.organisation_id,
+            person=d.person_id,
+        )
+        if d.reference_id:
+            attached.setdefault(d.reference_id, []).append(part)
+        else:
+            loose.append(part)
+    return attached, loose
+
+
+def _named(
+    refs: list[m.EpisodeReference],
+    disclosures: list[m.Disclosure],
+    quotes: list[m.Quote],
+    facts: _Facts,
+) -> tuple[list[Episode], set[int], set[int]]:
+    """The episodes the parts draw on (their facts, in id order), and the ids of the people
+    and organisations the parts and those episodes name (sponsors, guests, affiliations)."""
+    episode_ids = {r.episode_id for r in refs} | {q.episode_id for q in quotes}
+    episode_ids |= {d.episode_id for d in disclosures if d.episode_id}
+    episodes = [facts.episodes[pk] for pk in sorted(episode_ids)]
+    people_ids = {r.speaker_id for r in refs if r.speaker_id} | {q.speaker_id for q in quotes}
+    people_ids |= {d.person_id for d in disclosures if d.person_id}
+    org_ids = {d.organisation_id for d in disclosures if d.organisation_id}
+    for episode in episodes:
+        org_ids |= {s.organisation for s in episode.sponsors}
+        for a in episode.appearances:
+            people_ids.add(a.person)
+            if a.affiliation:
+                org_ids.add(a.affiliation)
+    return episodes, people_ids, org_ids
 
 
 def _transcript_check(
@@ -680,7 +720,37 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
     Reference data is not changed: parts point at the rows by id. The caller
     records the result as a new version; old versions are never touched.
     """
-    warnings: list[str] = []
+    warnings = _write_back_text(entry, doc, user=user)
+    warnings += _write_back_tags(entry, doc)
+    episodes = _existing(m.Episode, doc.facts.episodes)
+    people = _existing(m.Person, doc.facts.people)
+    orgs = _existing(m.Organisation, doc.facts.organisations)
+    # Old citations first: who checked them is not in the document, so keep it
+    # where the same source was confirmed on the same day.
+    checked_by = {
+        (c.source_id, c.checked_on): c.checked_by_id for c in m.Citation.objects.filter(entry=entry)
+    }
+    for model in (m.Disclosure, m.EpisodeReference, m.Quote, m.Citation, m.SeeAlso):
+        model.objects.filter(entry=entry).delete()
+    warnings += _write_back_references(entry, doc, episodes, people, orgs)
+    warnings += _write_back_quotes(entry, doc, episodes, people)
+    _write_back_citations(entry, doc, checked_by)
+    warnings += _write_back_see_also(entry, doc)
+    return warnings
+
+
+def _existing(model: Any, ids: Iterable[int]) -> set[int]:
+    """Which of `ids` still name a row of `model`."""
+    return set(model.objects.filter(pk__in=set(ids)).values_list("pk", flat=True))
+
+
+def _kept(pk: int | None, known: set[int]) -> int | None:
+    return pk if pk in known else None
+
+
+def _write_back_text(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
+    """The entry's own fields; its address only while no other entry holds it."""
+    warnings = []
     entry.term = doc.term
     if m.Entry.objects.exclude(pk=entry.pk).filter(slug=doc.slug).exists():
         warnings.append(
@@ -696,33 +766,24 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
     entry.save(
         update_fields=["term", "slug", "aliases", "summary", "body", "updated_by", "updated_at"]
     )
+    return warnings
 
-    def existing(model: Any, ids: Iterable[int]) -> set[int]:
-        return set(model.objects.filter(pk__in=set(ids)).values_list("pk", flat=True))
 
-    # By id, as every other part: a tag renamed since is the renamed tag, and one deleted
-    # since is skipped (set by name, it came back as a new tag, unannounced).
-    tags = existing(TagRow, [t.id for t in doc.tags])
+def _write_back_tags(entry: m.Entry, doc: EntryDocument) -> list[str]:
+    """By id, as every other part: a tag renamed since is the renamed tag, and one deleted
+    since is skipped with a warning (set by name, it would come back as a new tag,
+    unannounced)."""
+    tags = _existing(TagRow, [t.id for t in doc.tags])
     entry.tags.set(list(TagRow.objects.filter(pk__in=tags)), clear=True)
-    for tag in doc.tags:
-        if tag.id not in tags:
-            warnings.append(f"Tag “{tag.name}”: it no longer exists.")
+    return [f"Tag “{tag.name}”: it no longer exists." for tag in doc.tags if tag.id not in tags]
 
-    episodes = existing(m.Episode, doc.facts.episodes)
-    people = existing(m.Person, doc.facts.people)
-    orgs = existing(m.Organisation, doc.facts.organisations)
 
-    def kept(pk: int | None, known: set[int]) -> int | None:
-        return pk if pk in known else None
-
-    # Old citations first: who checked them is not in the document, so keep it
-    # where the same source was confirmed on the same day.
-    checked_by = {
-        (c.source_id, c.checked_on): c.checked_by_id for c in m.Citation.objects.filter(entry=entry)
-    }
-    for model in (m.Disclosure, m.EpisodeReference, m.Quote, m.Citation, m.SeeAlso):
-        model.objects.filter(entry=entry).delete()
-
+def _write_back_references(
+    entry: m.Entry, doc: EntryDocument, episodes: set[int], people: set[int], orgs: set[int]
+) -> list[str]:
+    """Episode references with the disclosures placed after them, then loose disclosures,
+    in one running order; `episodes`, `people`, `orgs`: the ids that still exist."""
+    warnings = []
     order = 0
 
     def disclosure(d: Disclosure, reference: m.EpisodeReference | None) -> None:
@@ -732,9 +793,9 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             order=order,
             kind=d.kind,
             reference=reference,
-            episode_id=kept(d.episode, episodes),
-            organisation_id=kept(d.organisation, orgs),
-            person_id=kept(d.person, people),
+            episode_id=_kept(d.episode, episodes),
+            organisation_id=_kept(d.organisation, orgs),
+            person_id=_kept(d.person, people),
             at=d.at,
             text=d.text,
         )
@@ -749,13 +810,20 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             order=i,
             episode_id=r.episode,
             at=r.at,
-            speaker_id=kept(r.speaker, people),
+            speaker_id=_kept(r.speaker, people),
             text=r.text,
         )
         for d in r.disclosures:
             disclosure(d, reference)
     for d in doc.disclosures:
         disclosure(d, None)
+    return warnings
+
+
+def _write_back_quotes(
+    entry: m.Entry, doc: EntryDocument, episodes: set[int], people: set[int]
+) -> list[str]:
+    warnings = []
     for i, q in enumerate(doc.quotes):
         if q.episode not in episodes or q.speaker not in people:
             warnings.append(f"Quote {i + 1}: its episode or speaker no longer exists.")
@@ -771,7 +839,15 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             verbatim=q.verbatim,
             lightly_edited=q.lightly_edited,
         )
-    sources = existing(m.Source, doc.facts.sources)
+    return warnings
+
+
+def _write_back_citations(
+    entry: m.Entry, doc: EntryDocument, checked_by: dict[tuple[int, Any], int | None]
+) -> None:
+    """Every citation comes back: a source deleted since is made again at the address it
+    was cited at. `checked_by`: who confirmed a source on a day, kept from the old rows."""
+    sources = _existing(m.Source, doc.facts.sources)
     for i, c in enumerate(doc.citations):
         fact = doc.facts.sources[c.source]
         source_id = c.source
@@ -790,7 +866,11 @@ def write_back(entry: m.Entry, doc: EntryDocument, *, user: Actor) -> list[str]:
             excerpt=c.excerpt,
             excerpt_on=c.excerpt_on,
         )
-    targets = existing(m.Entry, (s.entry for s in doc.see_also)) - {entry.pk}
+
+
+def _write_back_see_also(entry: m.Entry, doc: EntryDocument) -> list[str]:
+    warnings = []
+    targets = _existing(m.Entry, (s.entry for s in doc.see_also)) - {entry.pk}
     for i, s in enumerate(doc.see_also):
         if s.entry not in targets:
             warnings.append(f"See also “{s.term}”: that entry no longer exists.")

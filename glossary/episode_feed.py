@@ -339,114 +339,178 @@ def apply_feed(
     stored. `prefer_feed` (the demo loader only) lets the feed's word replace an
     editor's: the demo's feed is the demo's truth.
     """
-    result = FeedImport(show=show)
-    episodes = list(Episode.objects.filter(show=show).order_by("pk"))
-    by_guid = {e.guid: e for e in episodes if e.guid}
-    by_number = {(e.season, e.number): e for e in episodes}
-    people = _People(result)
-    # Who already appears on which episode, read once: an unchanged refresh costs the
-    # same few queries however long the feed is.
-    appearing = set(
-        Appearance.objects.filter(episode__show=show).values_list("episode_id", "person_id")
-    )
-    changed_episodes: set[int] = set()
-    claimed: dict[tuple[int, int], int] = {}  # (season, number) -> the item line that took it
-
+    run = _Run.start(show, feed)
     for item in feed.items:
-        found_wrong: list[str] = list(item.warnings)
-        values = item_values(item, warnings=found_wrong)
-        chapters = _chapters(item, found_wrong)
-        result.warnings.extend(f"“{item.title}”, {warning}" for warning in found_wrong)
-        season, number = _int_or_none(values["season"]), _int_or_none(values["number"])
-        unusable = _unusable(item, values)
-        episode = by_guid.get(item.guid)
-        if episode is None and number is not None:
-            episode = by_number.get((season or 1, number))
-            if episode is not None and episode.guid:
-                raise FeedError(
-                    f"<guid> {item.guid!r}: season {episode.season} episode {episode.number} "
-                    f"already has the guid {episode.guid!r}. If the show changed it, correct "
-                    "the guid in the episode admin and import again",
-                    item.line,
-                )
-        if episode is None:
-            if number is None:
-                result.skipped.append(
-                    f"line {item.line}: “{item.title}” has no "
-                    + ("usable " if "number" in unusable else "")
-                    + "episode number (<itunes:episode> or <podcast:episode>)"
-                )
-                continue
-            if "season" in unusable:
-                # Season 1 would be a guess: a new episode waits for a season to be read.
-                result.skipped.append(
-                    f"line {item.line}: “{item.title}” has no usable season number "
-                    "(<itunes:season> or <podcast:season>)"
-                )
-                continue
-            episode = Episode(show=show, guid=item.guid, season=season or 1)
-            for name in FIELDS:
-                if not _empty(values[name]):
-                    _set(episode, name, values[name])
-            _claim(claimed, episode, item)
-            _check_free(episode, by_number, item)
-            episode.feed_values = values
-            if chapters:
-                episode.chapters = chapters
-            episode.save()
-            by_guid[item.guid] = episode
-            by_number[(episode.season, episode.number)] = episode
-            result.created.append(episode)
-            _appearances(episode, item, feed, people, appearing, changed_episodes)
-            continue
-
-        old_key = (episode.season, episode.number)
-        old_values, old_guid = episode.feed_values, episode.guid
-        for name in unusable & old_values.keys():
-            # A value the feed gave but that could not be read is not the feed's new word:
-            # its last one stands, so a later good value is still told from a correction.
-            values[name] = old_values[name]
-        held: list[str] = []
-        changed_fields = _refresh(episode, values, prefer_feed=prefer_feed, held=held)
-        result.warnings.extend(f"“{item.title}”, line {item.line}: {why}" for why in held)
-        episode.guid = item.guid
-        _claim(claimed, episode, item)
-        if (episode.season, episode.number) != old_key:
-            _check_free(episode, by_number, item)
-            by_number.pop(old_key, None)
-            by_number[(episode.season, episode.number)] = episode
-        episode.feed_values = values
-        old_chapters = episode.chapters
-        if chapters:
-            episode.chapters = chapters
-        if (
-            changed_fields
-            or old_values != values
-            or old_guid != item.guid
-            or old_chapters != episode.chapters
-        ):
-            episode.save()
-        added = _appearances(episode, item, feed, people, appearing, changed_episodes)
-        if changed_fields:
-            changed_episodes.add(episode.pk)
-        if changed_fields or added:
-            result.updated.append(episode)
-        else:
-            result.unchanged += 1
-
+        _apply_item(run, item, prefer_feed=prefer_feed)
+    result = run.result
     for episode in Episode.objects.filter(show=show):
         found = differences(episode)
         if found:
             result.differences[episode.pk] = found
+    _record_feed_edits(run, user=user, source=source)
+    return result
 
-    what = f"Updated from the feed of {show.name}"
+
+@dataclass
+class _Run:
+    """One import's state: its result, the show's episodes by guid and by (season,
+    number), who appears where, and what changed."""
+
+    show: Show
+    feed: Feed
+    result: FeedImport
+    by_guid: dict[str, Episode]
+    by_number: dict[tuple[int, int], Episode]
+    people: _People
+    # Who already appears on which episode, read once: an unchanged refresh costs the
+    # same few queries however long the feed is.
+    appearing: set[tuple[int, int]]
+    changed_episodes: set[int] = field(default_factory=set)
+    claimed: dict[tuple[int, int], int] = field(default_factory=dict)  # -> the item line
+
+    @classmethod
+    def start(cls, show: Show, feed: Feed) -> _Run:
+        result = FeedImport(show=show)
+        episodes = list(Episode.objects.filter(show=show).order_by("pk"))
+        return cls(
+            show=show,
+            feed=feed,
+            result=result,
+            by_guid={e.guid: e for e in episodes if e.guid},
+            by_number={(e.season, e.number): e for e in episodes},
+            people=_People(result),
+            appearing=set(
+                Appearance.objects.filter(episode__show=show).values_list("episode_id", "person_id")
+            ),
+        )
+
+
+def _apply_item(run: _Run, item: FeedItem, *, prefer_feed: bool) -> None:
+    """One item: the episode it names (by guid, then by number) refreshed, or a new one."""
+    found_wrong: list[str] = list(item.warnings)
+    values = item_values(item, warnings=found_wrong)
+    chapters = _chapters(item, found_wrong)
+    run.result.warnings.extend(f"“{item.title}”, {warning}" for warning in found_wrong)
+    season, number = _int_or_none(values["season"]), _int_or_none(values["number"])
+    unusable = _unusable(item, values)
+    episode = run.by_guid.get(item.guid)
+    if episode is None and number is not None:
+        episode = run.by_number.get((season or 1, number))
+        if episode is not None and episode.guid:
+            raise FeedError(
+                f"<guid> {item.guid!r}: season {episode.season} episode {episode.number} "
+                f"already has the guid {episode.guid!r}. If the show changed it, correct "
+                "the guid in the episode admin and import again",
+                item.line,
+            )
+    if episode is None:
+        _add_episode(run, item, values, chapters, season, number, unusable)
+    else:
+        _refresh_episode(run, episode, item, values, chapters, unusable, prefer_feed)
+
+
+def _add_episode(
+    run: _Run,
+    item: FeedItem,
+    values: dict[str, Value],
+    chapters: list[dict[str, Any]],
+    season: int | None,
+    number: int | None,
+    unusable: set[str],
+) -> None:
+    """A new episode from an item that names none of the show's; skipped, and said so,
+    when it has no usable number or season (season 1 would be a guess)."""
+    result = run.result
+    if number is None:
+        result.skipped.append(
+            f"line {item.line}: “{item.title}” has no "
+            + ("usable " if "number" in unusable else "")
+            + "episode number (<itunes:episode> or <podcast:episode>)"
+        )
+        return
+    if "season" in unusable:
+        # Season 1 would be a guess: a new episode waits for a season to be read.
+        result.skipped.append(
+            f"line {item.line}: “{item.title}” has no usable season number "
+            "(<itunes:season> or <podcast:season>)"
+        )
+        return
+    episode = Episode(show=run.show, guid=item.guid, season=season or 1)
+    for name in FIELDS:
+        if not _empty(values[name]):
+            _set(episode, name, values[name])
+    _claim(run.claimed, episode, item)
+    _check_free(episode, run.by_number, item)
+    episode.feed_values = values
+    if chapters:
+        episode.chapters = chapters
+    episode.save()
+    run.by_guid[item.guid] = episode
+    run.by_number[(episode.season, episode.number)] = episode
+    result.created.append(episode)
+    _appearances(episode, item, run.feed, run.people, run.appearing, run.changed_episodes)
+
+
+def _refresh_episode(
+    run: _Run,
+    episode: Episode,
+    item: FeedItem,
+    values: dict[str, Value],
+    chapters: list[dict[str, Any]],
+    unusable: set[str],
+    prefer_feed: bool,
+) -> None:
+    """An episode the item names, brought in line with it (an editor's word stands unless
+    `prefer_feed`); saved only when something changed."""
+    result = run.result
+    old_key = (episode.season, episode.number)
+    old_values, old_guid = episode.feed_values, episode.guid
+    for name in unusable & old_values.keys():
+        # A value the feed gave but that could not be read is not the feed's new word:
+        # its last one stands, so a later good value is still told from a correction.
+        values[name] = old_values[name]
+    held: list[str] = []
+    changed_fields = _refresh(episode, values, prefer_feed=prefer_feed, held=held)
+    result.warnings.extend(f"“{item.title}”, line {item.line}: {why}" for why in held)
+    episode.guid = item.guid
+    _claim(run.claimed, episode, item)
+    if (episode.season, episode.number) != old_key:
+        _check_free(episode, run.by_number, item)
+        run.by_number.pop(old_key, None)
+        run.by_number[(episode.season, episode.number)] = episode
+    episode.feed_values = values
+    old_chapters = episode.chapters
+    if chapters:
+        episode.chapters = chapters
+    if (
+        changed_fields
+        or old_values != values
+        or old_guid != item.guid
+        or old_chapters != episode.chapters
+    ):
+        episode.save()
+    added = _appearances(episode, item, run.feed, run.people, run.appearing, run.changed_episodes)
+    if changed_fields:
+        run.changed_episodes.add(episode.pk)
+    if changed_fields or added:
+        result.updated.append(episode)
+    else:
+        result.unchanged += 1
+
+
+def _record_feed_edits(run: _Run, *, user: Actor, source: str) -> None:
+    """What the feed changed, recorded as versions of the entries showing it (readers see
+    it only when someone else publishes them), and credited, for the desk, to whoever
+    answers for the feed."""
+    result = run.result
+    what = f"Updated from the feed of {run.show.name}"
     if source:
         what += f" ({source})"
     versions = publishing.record_reference_change(
-        PublicRecord.Kind.EPISODE, changed_episodes, user=user, what=what + "."
+        PublicRecord.Kind.EPISODE, run.changed_episodes, user=user, what=what + "."
     )
     versions += publishing.record_reference_change(
-        PublicRecord.Kind.PERSON, people.changed, user=user, what=what + "."
+        PublicRecord.Kind.PERSON, run.people.changed, user=user, what=what + "."
     )
     # What the feed added is written, for the desk, by whoever answers for the feed.
     publishing.note_record_edits(
@@ -456,7 +520,6 @@ def apply_feed(
         PublicRecord.Kind.PERSON, [p.pk for p in result.people_created], user=user
     )
     result.entries_versioned = len({v.entry_id for v in versions})
-    return result
 
 
 def _int_or_none(value: Value) -> int | None:

@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
-from glossary.document import EntryDocument, Facts, Organisation, Person
+from glossary.document import EntryDocument, Facts, Organisation, Person, Source
 from glossary.paths import absolute, path_for
 
 # Inside <script> only "</script>" and "<!--" can end or confuse the element; escaping
@@ -136,20 +136,7 @@ def entry_jsonld(
     if checked:
         page["lastReviewed"] = max(checked).isoformat()
     if doc.citations:
-        citations = []
-        for c in doc.citations:
-            source = facts.sources[c.source]
-            node: dict[str, Any] = {
-                "@type": "CreativeWork",
-                "name": source.title,
-                "url": source.url,
-            }
-            if source.publisher:
-                node["publisher"] = {"@type": "Organization", "name": source.publisher}
-            if source.archive_url:
-                node["archivedAt"] = source.archive_url
-            citations.append(node)
-        page["citation"] = citations
+        page["citation"] = [_cited(facts.sources[c.source]) for c in doc.citations]
     related = [
         absolute(path_for("glossary:entry", live_links[s.entry][1]))
         for s in doc.see_also
@@ -159,6 +146,25 @@ def entry_jsonld(
         page["relatedLink"] = related
     if doc.tags:
         page["keywords"] = [t.name for t in doc.tags]
+    parts = _parts(doc, facts)
+    if parts:
+        page["hasPart"] = parts
+    return page
+
+
+def _cited(source: Source) -> dict[str, Any]:
+    """A cited source as a CreativeWork, with its archived copy when it has one."""
+    node: dict[str, Any] = {"@type": "CreativeWork", "name": source.title, "url": source.url}
+    if source.publisher:
+        node["publisher"] = {"@type": "Organization", "name": source.publisher}
+    if source.archive_url:
+        node["archivedAt"] = source.archive_url
+    return node
+
+
+def _parts(doc: EntryDocument, facts: Facts) -> list[dict[str, Any]]:
+    """The episode moments the entry draws on: each reference a clip (with who spoke),
+    each quote a Quotation based on its clip."""
     parts: list[dict[str, Any]] = []
     for ref in doc.references:
         clip = _clip(facts, ref.episode, ref.at)
@@ -178,6 +184,4 @@ def entry_jsonld(
                 "isBasedOn": _clip(facts, quote.episode, quote.start, quote.end),
             }
         )
-    if parts:
-        page["hasPart"] = parts
-    return page
+    return parts

@@ -2,9 +2,11 @@
 
 Editors edit `Entry` and its parts freely. `save_version` freezes all of it
 into an immutable `EntryVersion` whose document (glossary.document) says
-everything the entry says; `publish` makes a version the live one and renders
+everything the entry says; `make_live` makes a version the live one and renders
 its whole page once (glossary.entry_page), so readers never see half-edited
-work and public views never re-assemble an entry. See docs/architecture.md.
+work and public views never re-assemble an entry. Nothing here checks who may
+publish: editorial.workflow's publishes are the one door, and they call `make_live`
+once their checks pass. See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -365,34 +367,7 @@ def _readers_see_a_change(
 
 
 @transaction.atomic
-def publish(
-    entry: Entry,
-    *,
-    user: Actor = None,
-    version: EntryVersion | None = None,
-    material: bool = True,
-    correction_note: str = "",
-    comment: str = "",
-    now: datetime.datetime | None = None,
-) -> EntryVersion:
-    """Make `version` (by default a fresh snapshot of the working copy) what readers see.
-
-    What the version says about the people, episodes, organisations, sources
-    and tags it names becomes their public record; other live pages that show
-    them are rendered again with it.
-    """
-    return publish_many(
-        [(entry, version)],
-        user=user,
-        material=material,
-        correction_note=correction_note,
-        comment=comment,
-        now=now,
-    )[0]
-
-
-@transaction.atomic
-def publish_many(
+def make_live(
     items: Sequence[tuple[Entry, EntryVersion | None]],
     *,
     user: Actor = None,
@@ -401,60 +376,36 @@ def publish_many(
     comment: str = "",
     now: datetime.datetime | None = None,
 ) -> list[EntryVersion]:
-    """`publish` for several entries at once, each with its own version (None: a fresh
-    snapshot), in one transaction; the result in the order given.
+    """Make each version (None: a fresh snapshot of the working copy) what readers see of
+    its entry, in one transaction; the result in the order given.
 
-    Exactly what publishing them one after another would leave, at a number of queries
-    that grows by a few per entry instead of by a hundred: the public records are
-    refreshed once, each page is rendered once with every entry of the batch already
-    live, and the generation token is replaced once.
+    The make-live step of a publish, and nothing else: it checks no role, state or
+    publish check. Only editorial.workflow's publishes call it, after those checks (a
+    test holds that no other code does), so readers see only what someone other than
+    its author approved.
+
+    What a version says about the people, episodes, organisations, sources and tags it
+    names becomes their public record; other live pages that show them are rendered
+    again with it. A batch leaves exactly what making them live one after another
+    would, at a number of queries that grows by a few per entry instead of by a
+    hundred: the public records are refreshed once, each page is rendered once with
+    every entry of the batch already live, and the generation token is replaced once.
     """
     now = now or timezone.now()
     items = list(items)
     pks = [entry.pk for entry, _ in items]
     if len(set(pks)) != len(pks):
         raise ValueError("Each entry can be published only once in a batch.")
-    hold_off_rerender()
-    locked = {
-        e.pk: e
-        for e in Entry.objects.select_for_update(of=("self",))
-        .select_related("live_version")
-        .filter(pk__in=pks)
-        .order_by("pk")
-    }
-    if len(locked) != len(pks):
-        raise Entry.DoesNotExist("An entry to publish no longer exists.")
-    entries = [locked[pk] for pk in pks]
+    entries = _lock_to_publish(pks)
     unsaved = [entry for entry, (_, given) in zip(entries, items, strict=True) if given is None]
     fresh = iter(save_versions([(entry, None) for entry in unsaved], user=user, comment=comment))
     versions = [given if given is not None else next(fresh) for _, given in items]
     pairs = list(zip(entries, versions, strict=True))
     previous = {entry.pk: entry.live_version for entry in entries}
     docs = {version.pk: document.load(version.data) for version in versions}
-
-    for entry, version in pairs:
-        first = previous[entry.pk] is None and entry.first_published_at is None
-        version.published_at = now
-        version.published_by = _user(user)
-        version.is_material = material or first
-        version.correction_note = correction_note
-        entry.live_version = version
-        entry.status = Entry.Status.PUBLISHED
-        entry.has_unpublished_changes = False
-        entry.first_published_at = entry.first_published_at or now
-        entry.last_published_at = now
-        if version.is_material or entry.significant_change_at is None:
-            entry.significant_change_at = now
-    for is_material in (True, False):
-        EntryVersion.objects.filter(
-            pk__in=[v.pk for v in versions if v.is_material is is_material]
-        ).update(
-            published_at=now,
-            published_by=_user(user),
-            is_material=is_material,
-            correction_note=correction_note,
-        )
-    _save_published(pairs, now)
+    _mark_published(
+        pairs, previous, user=user, material=material, correction_note=correction_note, now=now
+    )
     replaced = [
         old
         for entry, version in pairs
@@ -485,8 +436,61 @@ def publish_many(
     return versions
 
 
+def _lock_to_publish(pks: list[int]) -> list[Entry]:
+    """The entries' rows, with their live versions, locked in id order (after waiting for a
+    rerender under way), in the order given."""
+    hold_off_rerender()
+    locked = {
+        e.pk: e
+        for e in Entry.objects.select_for_update(of=("self",))
+        .select_related("live_version")
+        .filter(pk__in=pks)
+        .order_by("pk")
+    }
+    if len(locked) != len(pks):
+        raise Entry.DoesNotExist("An entry to publish no longer exists.")
+    return [locked[pk] for pk in pks]
+
+
+def _mark_published(
+    pairs: list[tuple[Entry, EntryVersion]],
+    previous: dict[int, EntryVersion | None],
+    *,
+    user: Actor,
+    material: bool,
+    correction_note: str,
+    now: datetime.datetime,
+) -> None:
+    """Make each version its entry's live one, with who published it, when, and whether
+    it is a material change (an entry's first publication always is)."""
+    for entry, version in pairs:
+        first = previous[entry.pk] is None and entry.first_published_at is None
+        version.published_at = now
+        version.published_by = _user(user)
+        version.is_material = material or first
+        version.correction_note = correction_note
+        entry.live_version = version
+        entry.status = Entry.Status.PUBLISHED
+        entry.has_unpublished_changes = False
+        entry.first_published_at = entry.first_published_at or now
+        entry.last_published_at = now
+        if version.is_material or entry.significant_change_at is None:
+            entry.significant_change_at = now
+    versions = [version for _, version in pairs]
+    for is_material in (True, False):
+        EntryVersion.objects.filter(
+            pk__in=[v.pk for v in versions if v.is_material is is_material]
+        ).update(
+            published_at=now,
+            published_by=_user(user),
+            is_material=is_material,
+            correction_note=correction_note,
+        )
+    _save_published(pairs, now)
+
+
 def _save_published(pairs: Sequence[tuple[Entry, EntryVersion]], now: datetime.datetime) -> None:
-    """Write what publishing set on the entries (`publish_many`): one entry is saved as
+    """Write what publishing set on the entries (`make_live`): one entry is saved as
     anywhere else (its model signals sent), a batch in one statement."""
     if len(pairs) == 1:
         entry, _ = pairs[0]
@@ -614,9 +618,9 @@ def unpublish(entry: Entry, *, user: Actor = None, archive: bool = False) -> Non
 # A rerender rewrites every listing row, count and public record, and at its commit the
 # listing's key takes a share of every live entry's row; a publish holds its entry's row
 # and writes a few of those rows, a tag merge locks entries one by one in A–Z order.
-# Interleaved, each waited for the other and PostgreSQL ended one ("deadlock detected",
-# hostile walks 1–3). So they wait for a rerender under way, and it for them, each before
-# it holds any entry row. SQLite has one writer at a time.
+# Interleaved, each would wait for the other until PostgreSQL ended one ("deadlock
+# detected"). So they wait for a rerender under way, and it for them, each before it
+# holds any entry row. SQLite has one writer at a time.
 _READERS_LOCK = 0x676C6F7373617279  # any key no other lock uses
 
 

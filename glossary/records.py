@@ -13,10 +13,10 @@ readers see come from published documents, never from the tables:
   address, guests and sponsors are always the newest live version's;
 - `refresh(keys)` recomputes the records of those objects after a version goes
   live or is withdrawn, deleting those no live version names any more;
-- `approved_facts(doc)` is what a live page renders with: the records' facts for
-  everything the document names. So when a correction is published with one
+- `approved_facts_each(docs)` is what a live page renders with: the records' facts for
+  everything each document names. So when a correction is published with one
   entry, every other live page showing the same person is rendered again with
-  it (glossary.publishing.publish), and `manage.py rerender` does the same.
+  it (glossary.publishing.make_live), and `manage.py rerender` does the same.
 """
 
 from __future__ import annotations
@@ -66,9 +66,9 @@ def _newest_live(kind: str, ids: list[int]) -> dict[int, tuple[int, Any]]:
     if kind == Kind.TAG and len(newest) < len(ids):
         # A tag deleted on the desk takes its index rows with it, while the live versions
         # carrying it show it until they are published again: their listings still name
-        # it (glossary.listing_index), so its page stays as long as theirs do. (Read from the
-        # index alone, `manage.py rerender` deleted the record and changed readers' pages
-        # with nothing published; a hostile walk.)
+        # it (glossary.listing_index), so its page stays as long as theirs do. Read from
+        # the index alone, `manage.py rerender` would delete the record and change readers'
+        # pages with nothing published.
         named = (
             ListingName.objects.filter(
                 kind=Kind.TAG,
@@ -154,13 +154,12 @@ def _newest_published(
 # episode's record also holds facts that follow the live versions even when its own
 # stand (`FOLLOWING_LIVE`): who appeared on it and who sponsored it, links to other
 # records (kept after the entry that published them was withdrawn, a guest that entry
-# added, hidden once his own record went, came back on the episode page when another
-# entry named him), and its address: its show, season and number, with the record's
-# slug and place in lists. An address that stood pointed at a show whose record had
-# gone, and withdrawing an entry failed rendering the pages left (a hostile walk); the
-# desk's episodes may also take an address that stood. (Its title followed the live
-# versions too, until a walk saw a corrected title go back to the one it replaced when
-# the entry carrying the correction was withdrawn.)
+# added, hidden once his own record went, would come back on the episode page when
+# another entry named him), and its address: its show, season and number, with the
+# record's slug and place in lists. An address that stood could point at a show whose
+# record had gone, and withdrawing an entry could not render the pages left; the desk's
+# episodes may also take an address that stood. Its title stands like any other fact:
+# a corrected title stays when the entry that carried the correction is withdrawn.
 STANDING = frozenset(
     {Kind.SHOW, Kind.EPISODE, Kind.PERSON, Kind.ORGANISATION, Kind.SOURCE, Kind.TAG}
 )
@@ -237,23 +236,8 @@ def refresh(
     by_kind: dict[str, list[int]] = defaultdict(list)
     for kind, object_id in keys | set(known):
         by_kind[kind].append(object_id)
-    asked: dict[str, list[int]] = defaultdict(list)
-    for kind, object_id in keys - set(known):
-        asked[kind].append(object_id)
-    newest: dict[str, dict[int, tuple[int, Any]]] = defaultdict(dict)
-    for (kind, object_id), found in known.items():
-        newest[kind][object_id] = found
-    for kind, ids in asked.items():
-        newest[kind].update(_newest_live(kind, ids))
-    existing: dict[Key, PublicRecord] = {}
-    if by_kind:
-        condition = Q(pk__in=[])
-        for kind, ids in by_kind.items():
-            condition |= Q(kind=kind, object_id__in=ids)
-        # Locked now, in id order, whatever this refresh writes to them below: two
-        # publishes naming the same people and shows wait for each other, never deadlock.
-        rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
-        existing = {(r.kind, r.object_id): r for r in rows}
+    newest = _newest_of(keys, known)
+    existing = _lock_records(by_kind)
     kept, pointed = _later_than_live(existing, newest)
     wanted = {v for found in newest.values() for v, _ in found.values()}
     wanted = (wanted | {v for v, _ in pointed.values()}) - set(docs)
@@ -280,23 +264,7 @@ def refresh(
                 continue
             if key in kept and kind not in FOLLOWING_LIVE:
                 continue
-            newest_id, published_at = newest[kind][object_id]
-            stating = docs[pointed[key][0] if key in pointed else newest_id]
-            version_id: int | None = newest_id
-            if key in kept and record is not None:
-                # Its own facts as they stand, their version gone with its entry; what
-                # FOLLOWING_LIVE names (below) follows the newest live version.
-                fields = _stored(record)
-                version_id, published_at = record.version_id, record.published_at
-            else:
-                fields = _record(kind, object_id, docs[newest_id])
-            if kind in FOLLOWING_LIVE:
-                stated = _record(kind, object_id, stating)
-                following = FOLLOWING_LIVE[kind]
-                for name in following.fields:
-                    fields[name] = stated[name]
-                for name in following.data:
-                    fields["data"][name] = stated["data"][name]
+            fields, version_id, published_at = _stated(key, record, kept, pointed, newest, docs)
             if record is None:
                 created.append(
                     PublicRecord(
@@ -321,8 +289,82 @@ def refresh(
             elif record.version_id != version_id:
                 # The same facts, stated by a newer version: only the pointer moves.
                 moved[(version_id, published_at)].append(record.pk)
-    # A handful of statements whatever the number of objects: publishing an entry
-    # that names forty of them is not forty round trips.
+    _write_records(gone=gone, created=created, updated=updated, moved=moved)
+    # The links copy their episode's place in lists as well as its facts, and a place can
+    # change alone (a show renamed): every episode record written is linked again.
+    refresh_links(changed | {(r.kind, r.object_id) for r in updated})
+    return changed
+
+
+def _newest_of(
+    keys: set[Key], known: dict[Key, tuple[int, Any]]
+) -> dict[str, dict[int, tuple[int, Any]]]:
+    """The newest live version (id, published_at) naming each object, by kind and id:
+    `known` as given, the other `keys` read from the database."""
+    asked: dict[str, list[int]] = defaultdict(list)
+    for kind, object_id in keys - set(known):
+        asked[kind].append(object_id)
+    newest: dict[str, dict[int, tuple[int, Any]]] = defaultdict(dict)
+    for (kind, object_id), found in known.items():
+        newest[kind][object_id] = found
+    for kind, ids in asked.items():
+        newest[kind].update(_newest_live(kind, ids))
+    return newest
+
+
+def _lock_records(by_kind: dict[str, list[int]]) -> dict[Key, PublicRecord]:
+    """The existing records of these objects, locked now, in id order, whatever the
+    refresh writes to them: two publishes naming the same people and shows wait for each
+    other, never deadlock."""
+    if not by_kind:
+        return {}
+    condition = Q(pk__in=[])
+    for kind, ids in by_kind.items():
+        condition |= Q(kind=kind, object_id__in=ids)
+    rows = PublicRecord.objects.filter(condition).order_by("pk").select_for_update()
+    return {(r.kind, r.object_id): r for r in rows}
+
+
+def _stated(
+    key: Key,
+    record: PublicRecord | None,
+    kept: set[Key],
+    pointed: dict[Key, tuple[int, Any]],
+    newest: dict[str, dict[int, tuple[int, Any]]],
+    docs: dict[int, EntryDocument],
+) -> tuple[dict[str, Any], int | None, Any]:
+    """What the record of `key` should say, and the version (id, published_at) it says it
+    from."""
+    kind, object_id = key
+    newest_id, published_at = newest[kind][object_id]
+    stating = docs[pointed[key][0] if key in pointed else newest_id]
+    version_id: int | None = newest_id
+    if key in kept and record is not None:
+        # Its own facts as they stand, their version gone with its entry; what
+        # FOLLOWING_LIVE names (below) follows the newest live version.
+        fields = _stored(record)
+        version_id, published_at = record.version_id, record.published_at
+    else:
+        fields = _record(kind, object_id, docs[newest_id])
+    if kind in FOLLOWING_LIVE:
+        stated = _record(kind, object_id, stating)
+        following = FOLLOWING_LIVE[kind]
+        for name in following.fields:
+            fields[name] = stated[name]
+        for name in following.data:
+            fields["data"][name] = stated["data"][name]
+    return fields, version_id, published_at
+
+
+def _write_records(
+    *,
+    gone: list[int],
+    created: list[PublicRecord],
+    updated: list[PublicRecord],
+    moved: dict[tuple[int | None, Any], list[int]],
+) -> None:
+    """A handful of statements whatever the number of objects: publishing an entry that
+    names forty of them is not forty round trips."""
     if gone:
         PublicRecord.objects.filter(pk__in=gone).delete()
     if created:
@@ -335,10 +377,6 @@ def refresh(
         PublicRecord.objects.filter(pk__in=pks).update(
             version_id=version_id, published_at=published_at
         )
-    # The links copy their episode's place in lists as well as its facts, and a place can
-    # change alone (a show renamed): every episode record written is linked again.
-    refresh_links(changed | {(r.kind, r.object_id) for r in updated})
-    return changed
 
 
 def _stored(record: PublicRecord) -> dict[str, Any]:
@@ -473,22 +511,6 @@ def _records(kind: str, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     return dict(rows.values_list("object_id", "data"))
 
 
-def approved_facts(doc: EntryDocument) -> Facts:
-    """The facts a live page shows for what `doc` names: the public records' where they exist."""
-    return _approved([[doc]])[0]
-
-
-def approved_facts_of(docs: Iterable[EntryDocument]) -> Facts:
-    """The approved facts of everything several documents name, in one read per kind.
-
-    An episode's record may come from a newer version than a document, naming
-    sponsors or guests the document does not: their records are read too. Where
-    an object has no record yet (the document being published), its own facts
-    stand.
-    """
-    return _approved([list(docs)])[0]
-
-
 def with_approved_tags(docs: Sequence[EntryDocument]) -> list[EntryDocument]:
     """Each document with its tags named as their public records name them, in one read.
 
@@ -515,12 +537,20 @@ def with_approved_tags(docs: Sequence[EntryDocument]) -> list[EntryDocument]:
 
 
 def approved_facts_each(docs: Sequence[EntryDocument]) -> list[Facts]:
-    """`approved_facts` of each document, in the order given, with the records read once."""
+    """The facts a live page shows for what each document names, in the order given: the
+    public records' where they exist, with the records read once."""
     return _approved([[doc] for doc in docs])
 
 
 def _approved(groups: Sequence[Sequence[EntryDocument]]) -> list[Facts]:
-    """`approved_facts_of` each group of documents; every record is read and validated once."""
+    """The approved facts of everything each group of documents names; every record is
+    read and validated once.
+
+    An episode's record may come from a newer version than a document, naming
+    sponsors or guests the document does not: their records are read too. Where
+    an object has no record yet (the document being published), its own facts
+    stand.
+    """
     own_episodes = [
         {pk: f for doc in group for pk, f in doc.facts.episodes.items()} for group in groups
     ]

@@ -322,7 +322,7 @@ def _earlier(parts: list[str], q: str) -> list[str]:
     and leaving out the tier just before leaves out them all. A query excluding a word
     is not: "a or -b" is found in a term without b, not in the term and a summary
     saying b, and again in a body saying a. Each earlier part is left out then, or the
-    entry is listed twice (a hostile walk, 2026-12-03).
+    entry would be listed twice.
     """
     return parts if _negates(q) else parts[-1:]
 

@@ -298,39 +298,8 @@ class EntryWorkflowPages:
         }
         error = ""
         if request.method == "POST":
-            expected = request.POST.get("expected_version", "").strip()
-            try:
-                if not expected.isdecimal() and entry.versions.exists():
-                    # Without it, a version saved after the editor read this page
-                    # could go out unread.
-                    raise workflow.WorkflowError(
-                        "This form did not say which version you reviewed, so nothing was "
-                        "published. Reload the page, check the latest version and publish again."
-                    )
-                version = workflow.publish_entry(
-                    entry,
-                    user=request.user,
-                    override_reason=typed["override_reason"],
-                    correction_note=typed["correction_note"],
-                    material=typed["material"],
-                    comment=typed["comment"],
-                    expected_version=int(expected) if expected.isdecimal() else None,
-                    seen_event=workflow.seen_on_form(
-                        entry, request.POST.get("seen_event", "").strip(), expected
-                    ),
-                )
-            except workflow.GateFailed as exc:
-                error = (
-                    f"Not published: {len(exc.blocking)} blocking check(s) failed. Fix them, "
-                    "or write why publishing anyway is right."
-                    if exc.overridable
-                    else f"Not published: {len(exc.blocking)} blocking check(s) failed, and "
-                    "the body is empty: no reason publishes an entry with nothing to read. "
-                    "Write it first (docs/assignments.md)."
-                )
-            except (workflow.WorkflowError, PermissionDenied) as exc:
-                error = str(exc)
-            else:
+            version, error = self._publish_posted(request, entry, typed)
+            if version is not None:
                 messages.success(
                     request,
                     format_html(
@@ -343,11 +312,60 @@ class EntryWorkflowPages:
                 )
                 return self._back(entry)
         entry.refresh_from_db()
+        return TemplateResponse(
+            request,
+            "admin/glossary/entry/publish.html",
+            self._publish_page(request, entry, typed, error),
+            status=400 if error else 200,
+        )
+
+    def _publish_posted(
+        self, request: HttpRequest, entry: Entry, typed: dict[str, Any]
+    ) -> tuple[EntryVersion | None, str]:
+        """Publish what the form says was reviewed: the version, or why nothing was."""
+        expected = request.POST.get("expected_version", "").strip()
+        try:
+            if not expected.isdecimal() and entry.versions.exists():
+                # Without it, a version saved after the editor read this page
+                # could go out unread.
+                raise workflow.WorkflowError(
+                    "This form did not say which version you reviewed, so nothing was "
+                    "published. Reload the page, check the latest version and publish again."
+                )
+            version = workflow.publish_entry(
+                entry,
+                user=request.user,
+                override_reason=typed["override_reason"],
+                correction_note=typed["correction_note"],
+                material=typed["material"],
+                comment=typed["comment"],
+                expected_version=int(expected) if expected.isdecimal() else None,
+                seen_event=workflow.seen_on_form(
+                    entry, request.POST.get("seen_event", "").strip(), expected
+                ),
+            )
+        except workflow.GateFailed as exc:
+            return None, (
+                f"Not published: {len(exc.blocking)} blocking check(s) failed. Fix them, "
+                "or write why publishing anyway is right."
+                if exc.overridable
+                else f"Not published: {len(exc.blocking)} blocking check(s) failed, and "
+                "the body is empty: no reason publishes an entry with nothing to read. "
+                "Write it first (docs/assignments.md)."
+            )
+        except (workflow.WorkflowError, PermissionDenied) as exc:
+            return None, str(exc)
+        return version, ""
+
+    def _publish_page(
+        self, request: HttpRequest, entry: Entry, typed: dict[str, Any], error: str
+    ) -> dict[str, Any]:
+        """The publish page: every check in plain words, and what the form will carry."""
         latest, seen = workflow.latest_version_number(entry), workflow.last_event_id(entry)
         authorship = workflow.authorship(entry, request.user)
         results = run_gates(entry)
         blocking = [r for r in results if r.blocking and not r.passed]
-        context = {
+        return {
             **self.admin_site.each_context(request),
             "opts": Entry._meta,
             "original": entry,
@@ -375,12 +393,6 @@ class EntryWorkflowPages:
             ),
             "urls": self._entry_urls(entry),
         }
-        return TemplateResponse(
-            request,
-            "admin/glossary/entry/publish.html",
-            context,
-            status=400 if error else 200,
-        )
 
     def share_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         self._post_only(request)

@@ -21,9 +21,9 @@ class EntryVersionAdmin(ShowScoped, DeskModelAdmin[EntryVersion]):
     """Versions are history: read-only; compare and roll back from the entry's history page.
 
     None is deleted on its own (deleting an entry deletes its versions, and needs the
-    admins' delete_entryversion): a deleted draft version took its author with it, and the
-    text it held, still in the working copy, was saved again credited to whoever saved
-    next, who was not its author (a hostile walk, 2026-12-03).
+    admins' delete_entryversion): a deleted draft version would take its author with it,
+    and the text it held, still in the working copy, would be saved again credited to
+    whoever saved next, who could then approve text they did not write.
     """
 
     list_display = [

@@ -170,12 +170,6 @@ def refusal(address: IPAddress) -> str | None:
     return None
 
 
-def is_public(address: IPAddress) -> bool:
-    """True when `address` is a globally routable unicast address that hides no
-    non-public IPv4 address."""
-    return refusal(address) is None
-
-
 def check_address(address: IPAddress | str, allow: tuple[IPNetwork, ...] | None = None) -> None:
     """Raise Refused unless the checker may connect to `address`."""
     ip = ipaddress.ip_address(address) if isinstance(address, str) else address

@@ -157,11 +157,6 @@ def _singular(word: str) -> str:
     return word
 
 
-def similarity(a: str, b: str) -> float:
-    """How alike two sentences are, word by word, from 0 (nothing shared) to 1."""
-    return SequenceMatcher(None, words(a), words(b), autojunk=False).ratio()
-
-
 # Below this, a rewritten sentence is taken to say something else, not to succeed
 # the old one: "delivers 3 TB/s per GPU" against "delivers 3.6 TB/s per GPU" is 0.89.
 SUCCESSOR_THRESHOLD = 0.5

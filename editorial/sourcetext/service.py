@@ -192,10 +192,48 @@ def confirm_citations(
     if not citations:
         return Confirmed([], [])
     sources = {c.source_id: c.source for c in citations}
+    texts, empty = _confirmed_texts(sources.values(), now=now, fetched=fetched)
+    for source in sources.values():
+        source.confirmed_fingerprint = texts[source.pk][1]
+        source.confirmed_at = now
+        Source.objects.filter(pk=source.pk).update(
+            last_fingerprint=source.last_fingerprint,
+            confirmed_fingerprint=source.confirmed_fingerprint,
+            confirmed_at=now,
+        )
+    confirmations = []
+    by = user if isinstance(user, User) and user.is_authenticated else None
+    for citation in citations:
+        stored, fingerprint = texts[citation.source_id]
+        assert citation.checked_on is not None  # noqa: S101 - filtered above
+        confirmations.append(
+            CitationConfirmation(
+                entry_id=citation.entry_id,
+                source_id=citation.source_id,
+                text=stored,
+                fingerprint=fingerprint,
+                confirmed_on=citation.checked_on,
+                confirmed_at=now,
+                confirmed_by=by,
+            )
+        )
+        _write_excerpt(citation, stored)
+    archive.request_archives(sources.values(), user=by)
+    return Confirmed(CitationConfirmation.objects.bulk_create(confirmations), empty)
+
+
+def _confirmed_texts(
+    sources: Iterable[Source],
+    *,
+    now: datetime.datetime,
+    fetched: Mapping[str, Fetched] | None,
+) -> tuple[dict[int, tuple[SourceText | None, str]], list[Source]]:
+    """Each source's text as confirmed (stored text, fingerprint), by source id: as last
+    fetched, or fetched now; and the sources whose page is empty."""
     texts: dict[int, tuple[SourceText | None, str]] = {}
     missing = []
     empty: list[Source] = []
-    for source in sources.values():
+    for source in sources:
         snapshot = latest_snapshot(source.pk, source.last_fingerprint or None)
         if source.last_fingerprint and snapshot is not None:
             texts[source.pk] = (snapshot.text, snapshot.fingerprint)
@@ -221,44 +259,21 @@ def confirm_citations(
                     )
                 ):
                     empty.append(source)
-    for source in sources.values():
-        source.confirmed_fingerprint = texts[source.pk][1]
-        source.confirmed_at = now
-        Source.objects.filter(pk=source.pk).update(
-            last_fingerprint=source.last_fingerprint,
-            confirmed_fingerprint=source.confirmed_fingerprint,
-            confirmed_at=now,
-        )
-    confirmations = []
-    by = user if isinstance(user, User) and user.is_authenticated else None
-    for citation in citations:
-        stored, fingerprint = texts[citation.source_id]
-        assert citation.checked_on is not None  # noqa: S101 - filtered above
-        confirmations.append(
-            CitationConfirmation(
-                entry_id=citation.entry_id,
-                source_id=citation.source_id,
-                text=stored,
-                fingerprint=fingerprint,
-                confirmed_on=citation.checked_on,
-                confirmed_at=now,
-                confirmed_by=by,
-            )
-        )
-        # The page's own words are kept as served (their hash is their identity); what
-        # readers get is cleared of characters that change how it looks unseen (a
-        # right-to-left override turns "STNEMYAP LLA DNES" into "SEND ALL PAYMENTS").
-        passage = (
-            excerpt(strip_invisible(text_of(stored)), _claim(citation))
-            if stored is not None
-            else ""
-        )
-        citation.excerpt, citation.excerpt_on = passage, citation.checked_on if passage else None
-        Citation.objects.filter(pk=citation.pk).update(
-            excerpt=citation.excerpt, excerpt_on=citation.excerpt_on
-        )
-    archive.request_archives(sources.values(), user=by)
-    return Confirmed(CitationConfirmation.objects.bulk_create(confirmations), empty)
+    return texts, empty
+
+
+def _write_excerpt(citation: Citation, stored: SourceText | None) -> None:
+    """The reader's excerpt of the confirmed text, dated the day it was confirmed."""
+    # The page's own words are kept as served (their hash is their identity); what
+    # readers get is cleared of characters that change how it looks unseen (a
+    # right-to-left override turns "STNEMYAP LLA DNES" into "SEND ALL PAYMENTS").
+    passage = (
+        excerpt(strip_invisible(text_of(stored)), _claim(citation)) if stored is not None else ""
+    )
+    citation.excerpt, citation.excerpt_on = passage, citation.checked_on if passage else None
+    Citation.objects.filter(pk=citation.pk).update(
+        excerpt=citation.excerpt, excerpt_on=citation.excerpt_on
+    )
 
 
 def _claim(citation: Citation) -> str:

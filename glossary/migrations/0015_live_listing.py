@@ -1,7 +1,7 @@
 # The live listing: one row per live version with what the public lists show of it
 # (rows rendered at publish, A–Z keys), the objects it names in A–Z order, and counts kept
 # per letter and per object, so a list page reads one page from an index instead of
-# sorting, counting and rendering every live entry (bench/README.md, issue 12).
+# sorting, counting and rendering every live entry (bench/README.md).
 #
 # Search moves with it: PostgreSQL's vectors live on the listing (migration 0016 indexes
 # them), so EntryVersion.search_vector goes. The rows are filled by `manage.py rerender`,

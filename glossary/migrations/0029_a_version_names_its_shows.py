@@ -2,7 +2,7 @@
 # (`episodes__show`): a writer moving an episode to another show, with nothing published,
 # changed which live versions seemed to name a show, so withdrawals and `rerender` failed
 # reading a show from a document that does not name it, and a show's record could be
-# deleted from readers (a hostile walk). Each version now names its shows as its document
+# deleted from readers. Each version now names its shows as its document
 # does, like its episodes and people; here they are written for the versions already kept.
 
 from django.db import migrations, models

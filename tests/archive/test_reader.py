@@ -11,9 +11,9 @@ from django.urls import reverse
 
 from editorial import archive, workflow
 from editorial.models import ArchiveRequest
-from glossary import publishing
 from glossary.models import Entry, Source
 from tests.archive.fake_archive import TIMESTAMP, FakeArchive
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db
@@ -63,8 +63,8 @@ def test_a_saved_capture_changes_nothing_readers_see_until_someone_else_publishe
     newest = entry.versions.order_by("-number").first()
     assert newest.created_by == fact_checker
     assert "Archived copy of" in newest.comment
-    assert workflow.is_author_of_change(entry, fact_checker)
-    publishing.publish(Entry.objects.get(pk=entry.pk), user=second_editor)
+    assert workflow.authorship(entry, fact_checker)
+    make_live_unchecked(Entry.objects.get(pk=entry.pk), user=second_editor)
     shown = page(client)
     assert f'<a class="archive" href="{url}" rel="noopener">{LABEL}' in shown
 
@@ -92,7 +92,7 @@ def test_a_dead_source_keeps_its_link_with_the_archived_copy_beside_it(
     source = unarchived_source()
     url = capture(fact_checker, source)
     Source.objects.filter(pk=source.pk).update(citation_status=Source.CitationStatus.DEAD)
-    publishing.publish(Entry.objects.get(slug="interconnect"), user=second_editor)
+    make_live_unchecked(Entry.objects.get(slug="interconnect"), user=second_editor)
     shown = page(client)
     line = shown[shown.index(f'href="{source.url}"') :]
     line = line[: line.index("</li>")]
@@ -106,7 +106,7 @@ def test_a_usurped_source_links_only_to_its_archived_copy(
     source = unarchived_source()
     url = capture(fact_checker, source)
     Source.objects.filter(pk=source.pk).update(citation_status=Source.CitationStatus.USURPED)
-    publishing.publish(Entry.objects.get(slug="interconnect"), user=second_editor)
+    make_live_unchecked(Entry.objects.get(slug="interconnect"), user=second_editor)
     shown = page(client)
     assert f'href="{source.url}"' not in shown
     assert f'href="{url}"' in shown

@@ -20,8 +20,8 @@ from django.urls import reverse
 from editorial.admin.base import DeskModelAdmin
 from editorial.admin.forms import QuietErrorList
 from editorial.models import WorkflowEvent
-from glossary import publishing
 from glossary.models import Entry, EpisodeReference
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
@@ -158,7 +158,7 @@ def test_a_stale_edit_token_with_a_junk_version_still_names_who_saved(ready_entr
 def test_the_history_lists_a_version_with_no_author_and_the_schedulers_steps(
     admin_client, ready_entry, writer
 ):
-    publishing.publish(ready_entry)
+    make_live_unchecked(ready_entry)
     WorkflowEvent.objects.create(
         entry=ready_entry,
         action=WorkflowEvent.Action.PUBLISH,

@@ -29,8 +29,8 @@ from tests.personas import client_for, reviewed
 from tests.visibility.desk import edit_entry
 
 LABEL = "Times are in America/New_York (EST)"
-# 08:27 in New York: the scheduled publish, "08:27 EST" in one place and
-# "1:27 p.m." (UTC) in another.
+# 08:27 in New York: a scheduled publish the desk must show as "08:27 EST" everywhere,
+# never "08:27 EST" in one place and "1:27 p.m." (UTC) in another.
 MORNING = datetime.datetime(2026, 12, 1, 13, 27, tzinfo=datetime.UTC)
 MORNING_SHOWN = "Dec 1, 2026, 08:27 EST"
 # 21:00 on December 1 in New York is already December 2 in UTC.

@@ -343,8 +343,8 @@ def _line_of(path: Path, text: str) -> int:
 
 
 def test_a_bad_podcast_episode_number_does_not_throw_away_a_good_itunes_one():
-    """Found on a hostile walk: a 5,000-digit <podcast:episode> beside a valid
-    <itunes:episode>47 skipped the item as having no usable number."""
+    """A 5,000-digit <podcast:episode> beside a valid <itunes:episode>47 does not make the
+    item skipped as having no usable number."""
     data = (
         b'<?xml version="1.0"?>\n<rss version="2.0" '
         b'xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" '

@@ -15,10 +15,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from demo.content import DEMO_FEED
-from glossary import episode_feed, publishing
+from glossary import episode_feed
 from glossary.models import Appearance, Entry, EntryVersion, Episode, Person, Quote, Show
 from glossary.transcripts.podcast_feed import parse_feed
 from tests.feeds.feeds import feed, item
+from tests.live import make_live_unchecked
 
 
 @pytest.fixture
@@ -233,7 +234,7 @@ def test_a_refresh_never_changes_what_readers_see_until_another_editor_publishes
     assert latest is not None and latest.created_by == editor
     assert latest != interconnect.live_version
     assert client.get(page).content == before  # readers see nothing new yet
-    publishing.publish(interconnect, user=second_editor, version=latest)
+    make_live_unchecked(interconnect, user=second_editor, version=latest)
     assert "Scale Across, Retitled" in client.get(page).content.decode()
 
 

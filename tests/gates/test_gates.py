@@ -14,7 +14,6 @@ from django.test.utils import CaptureQueriesContext
 from editorial import gates
 from editorial.admin.gates import gate_panel
 from editorial.gates import GateResult, blocking_failures, run_gates, warnings
-from glossary import publishing
 from glossary.models import (
     Appearance,
     Citation,
@@ -30,6 +29,7 @@ from glossary.models import (
     Source,
     Sponsorship,
 )
+from tests.live import make_live_unchecked
 
 NOW = datetime.datetime(2026, 11, 30, 15, 0, tzinfo=datetime.UTC)
 TODAY = datetime.date(2026, 11, 30)
@@ -274,7 +274,7 @@ def test_an_unpublished_see_also_target_is_a_warning(
 
 def test_a_published_see_also_target_passes(entry: Entry, make_entry: Callable[..., Entry]) -> None:
     target = make_entry("AI factory")
-    publishing.publish(target)
+    make_live_unchecked(target)
     SeeAlso.objects.create(entry=entry, target=target)
     assert failing(run_gates(entry, now=NOW), gates.SEE_ALSO_PUBLISHED) == []
 

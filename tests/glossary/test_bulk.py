@@ -81,7 +81,7 @@ def test_generate_glossary_leaves_its_tables_vacuumed_and_analysed_and_its_pages
 @pytest.mark.django_db(transaction=True)
 def test_the_search_indexes_hold_no_pending_rows_after_generating(roles: None) -> None:
     # Each search reads a GIN index's pending list in full until a vacuum merges it: every
-    # row a bulk write listed was still there before (bench/README.md, 2026-12-04).
+    # row a bulk write listed would stay there until autovacuum came (bench/README.md).
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pageinspect'")
         if cursor.fetchone() is None:

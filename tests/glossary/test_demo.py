@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from demo.content import load_demo
+from demo.content import DEMO_EDITOR, DEMO_WRITER, load_demo
 from glossary.models import Entry, EntryVersion, Episode, Quote, Source
+from tests.live import make_live_unchecked
 
 SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_f28e23b7ec49cb0e.txt"
 SEED_FALLBACK = Path(__file__).resolve().parents[2] / "tests" / "data" / "seed_interconnect.txt"
@@ -103,6 +104,33 @@ def test_loading_the_demo_twice_changes_nothing(demo):
     assert (Entry.objects.count(), EntryVersion.objects.count(), Source.objects.count()) == counts
 
 
+def test_the_demo_publishes_through_the_workflow_approved_by_someone_else(demo):
+    """Its text is the demo writer's, submitted by them; the demo editor approved it."""
+    from editorial.models import WorkflowEvent
+
+    for entry in Entry.objects.filter(live_version__isnull=False).select_related(
+        "live_version__created_by", "live_version__published_by"
+    ):
+        version = entry.live_version
+        assert version.created_by.username == DEMO_WRITER, entry.slug
+        assert version.published_by.username == DEMO_EDITOR, entry.slug
+        steps = list(
+            WorkflowEvent.objects.filter(entry=entry).order_by("pk").values_list("action", "actor")
+        )
+        assert [a for a, _ in steps[-2:]] == ["submit", "publish"], entry.slug
+        assert steps[-1][1] == version.published_by_id != version.created_by_id
+
+
+def test_an_entry_withdrawn_on_the_desk_stays_withdrawn_when_the_demo_loads_again(demo, editor):
+    from editorial import workflow
+
+    entry = Entry.objects.get(slug="interconnect")
+    workflow.unpublish_entry(entry, user=editor, comment="Taken down on the desk.")
+    assert load_demo()["published"] == 0
+    entry.refresh_from_db()
+    assert not entry.is_live
+
+
 def test_the_demo_has_the_seeds_data_as_data(demo):
     entry = Entry.objects.get(slug="interconnect")
     assert entry.is_live
@@ -133,9 +161,8 @@ def test_the_demo_has_enough_entries_for_index_tags_and_search(demo):
 def test_the_sponsorship_sentence_is_derived_from_episode_data(client, demo):
     ep28 = Episode.objects.get(number=28)
     ep28.sponsorships.update(read_at=9)
-    from glossary import publishing
 
-    publishing.publish(Entry.objects.get(slug="interconnect"))
+    make_live_unchecked(Entry.objects.get(slug="interconnect"))
     page = visible_text(client.get("/glossary/interconnect/").content.decode())
     assert "Episode 28 is a Season 2 episode sponsored by Galileo (intro at 0:09)." in page
 

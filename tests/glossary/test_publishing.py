@@ -4,12 +4,13 @@ import pytest
 
 from glossary import publishing, signals
 from glossary.models import Entry, EntryRedirect, EntryVersion, SeeAlso
+from tests.live import make_live_unchecked
 
 
 @pytest.fixture
 def live(make_entry):
     entry = make_entry("Widget", slug="widget", body="The first body.")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     entry.refresh_from_db()
     return entry
 
@@ -37,7 +38,7 @@ def test_editing_a_published_entry_does_not_change_the_public_page(client, live)
 def test_publishing_the_edit_replaces_the_public_version(client, live):
     live.body = "A rewritten body."
     live.save()
-    version = publishing.publish(live)
+    version = make_live_unchecked(live)
     assert version.number == 2
     page = client.get("/glossary/widget/").content.decode()
     assert "A rewritten body." in page
@@ -45,13 +46,13 @@ def test_publishing_the_edit_replaces_the_public_version(client, live):
 
 def test_versions_are_numbered_and_kept(live):
     publishing.save_version(live)
-    publishing.publish(live)
+    make_live_unchecked(live)
     assert list(live.versions.values_list("number", flat=True)) == [3, 2, 1]
 
 
 def test_a_typo_fix_does_not_move_the_significant_change_date(live):
     first = live.significant_change_at
-    publishing.publish(live, material=False)
+    make_live_unchecked(live, material=False)
     live.refresh_from_db()
     assert live.significant_change_at == first
     assert live.last_published_at > first
@@ -59,7 +60,7 @@ def test_a_typo_fix_does_not_move_the_significant_change_date(live):
 
 def test_a_material_change_moves_the_significant_change_date(live):
     first = live.significant_change_at
-    publishing.publish(live, material=True, correction_note="We corrected the figure.")
+    make_live_unchecked(live, material=True, correction_note="We corrected the figure.")
     live.refresh_from_db()
     assert live.significant_change_at > first
     assert live.live_version.correction_note == "We corrected the figure."
@@ -84,7 +85,7 @@ def test_a_changed_slug_answers_301_from_the_old_one_once_published(client, live
     live.slug = "gadget"
     live.save()
     assert client.get("/glossary/gadget/").status_code == 404
-    publishing.publish(live)
+    make_live_unchecked(live)
     response = client.get("/glossary/widget/")
     assert response.status_code == 301
     assert response["Location"] == "/glossary/gadget/"
@@ -92,7 +93,7 @@ def test_a_changed_slug_answers_301_from_the_old_one_once_published(client, live
 
 def test_an_alias_redirects_to_its_entry(client, make_entry):
     entry = make_entry("NVLink fabric", slug="fabric", aliases="NVLink\nNV Link")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     response = client.get("/glossary/nvlink/")
     assert response.status_code == 301
     assert response["Location"] == "/glossary/fabric/"
@@ -100,7 +101,7 @@ def test_an_alias_redirects_to_its_entry(client, make_entry):
 
 def test_an_alias_shared_by_two_entries_lists_both(client, make_entry):
     for term, slug in [("Alpha", "alpha"), ("Beta", "beta")]:
-        publishing.publish(make_entry(term, slug=slug, aliases="Shared"))
+        make_live_unchecked(make_entry(term, slug=slug, aliases="Shared"))
     response = client.get("/glossary/shared/")
     assert response.status_code == 200
     page = response.content.decode()
@@ -109,7 +110,7 @@ def test_an_alias_shared_by_two_entries_lists_both(client, make_entry):
 
 def test_an_alias_of_an_unpublished_entry_leads_nowhere(client, make_entry):
     entry = make_entry("Gone", slug="gone", aliases="Vanished")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     publishing.unpublish(entry)
     assert client.get("/glossary/vanished/").status_code == 404
     assert EntryRedirect.objects.filter(slug="vanished").exists()
@@ -119,7 +120,7 @@ def test_see_also_links_only_to_published_entries(client, make_entry):
     source = make_entry("Source term", slug="source-term")
     target = make_entry("Target term", slug="target-term")
     SeeAlso.objects.create(entry=source, target=target, note="read next")
-    publishing.publish(source)
+    make_live_unchecked(source)
     page = client.get("/glossary/source-term/").content.decode()
     assert "See also Target term, read next." in page
     assert 'href="/glossary/target-term/"' not in page
@@ -129,8 +130,8 @@ def test_publishing_a_see_also_target_links_it_on_pages_already_live(client, mak
     source = make_entry("Source term", slug="source-term")
     target = make_entry("Target term", slug="target-term")
     SeeAlso.objects.create(entry=source, target=target)
-    publishing.publish(source)
-    publishing.publish(target)
+    make_live_unchecked(source)
+    make_live_unchecked(target)
     page = client.get("/glossary/source-term/").content.decode()
     assert '<a href="/glossary/target-term/">Target term</a>' in page
     publishing.unpublish(target)
@@ -143,7 +144,7 @@ def test_the_snapshot_keeps_the_parts_as_they_were_when_published(live, episode,
 
     Quote.objects.create(entry=live, episode=episode, speaker=person, start=10, text="Later.")
     assert live.live_version.data["quotes"] == []
-    version = publishing.publish(live)
+    version = make_live_unchecked(live)
     assert [q["text"] for q in version.data["quotes"]] == ["Later."]
 
 
@@ -156,7 +157,7 @@ def test_publish_is_signalled_after_commit(live, django_capture_on_commit_callba
     signals.live_content_changed.connect(receiver)
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            publishing.publish(live)
+            make_live_unchecked(live)
     finally:
         signals.live_content_changed.disconnect(receiver)
     assert seen == [live.pk]

@@ -1,5 +1,5 @@
 """Nothing withdrawn comes back through the cache: a real Redis killed and restarted from its
-append-only file, with an unpublish done while it was down (issue 10, finding 6)."""
+append-only file, with an unpublish done while it was down."""
 
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def test_an_unpublish_while_redis_is_down_stays_unpublished_after_it_returns(
 
         own_redis.kill()
         entry = Entry.objects.get(slug="interconnect")
-        workflow.unpublish_entry(entry, user=editor)  # succeeds with the cache away
+        # Succeeds with the cache away.
+        workflow.unpublish_entry(entry, user=editor, comment="Withdrawn.")
         own_redis.start()  # from its append-only file
 
         # The old pages are back in Redis...

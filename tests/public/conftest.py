@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from glossary import publishing
 from glossary.models import (
     Appearance,
     Citation,
@@ -25,6 +24,7 @@ from glossary.models import (
     Source,
     Sponsorship,
 )
+from tests.live import make_live_unchecked
 from tests.redis_server import shared_redis_url
 
 CHECKED = datetime.date(2026, 10, 24)
@@ -94,9 +94,9 @@ def rich_entry(db: Any) -> Callable[..., Entry]:
             source = Source.objects.create(url=f"https://docs.example/{k}/{i}", title=f"S {i}")
             Citation.objects.create(entry=entry, order=i, source=source, checked_on=CHECKED)
             target = Entry.objects.create(term=f"Target {k}-{i}", slug=f"target-{k}-{i}")
-            publishing.publish(target)
+            make_live_unchecked(target)
             SeeAlso.objects.create(entry=entry, order=i, target=target, note=f"note {i}")
-        publishing.publish(entry)
+        make_live_unchecked(entry)
         entry.refresh_from_db()
         return entry
 

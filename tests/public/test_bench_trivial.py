@@ -1,4 +1,5 @@
-"""The benchmarks' yardstick: issue 12's "trivial 20 KB view", routed only for benchmarks."""
+"""The benchmarks' yardstick, a "trivial 20 KB view" every page is measured against, is
+routed only for benchmarks."""
 
 from django.test import RequestFactory
 

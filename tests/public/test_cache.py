@@ -12,13 +12,14 @@ from django.urls import reverse
 
 from glossary import publishing, signals
 from glossary.models import Entry, EntryVersion, Episode, SiteGeneration
+from tests.live import make_live_unchecked
 from tests.workflow.formdata import form_data
 
 
 @pytest.fixture
 def widget(make_entry):
     entry = make_entry("Widget", slug="widget", body="First body.")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     return entry
 
 
@@ -56,7 +57,7 @@ def test_publishing_changes_the_etag_so_the_old_one_gets_the_new_page(client, wi
     old = client.get("/glossary/widget/")["ETag"]
     widget.body = "Second body."
     widget.save()
-    publishing.publish(widget)
+    make_live_unchecked(widget)
     response = client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=old)
     assert response.status_code == 200
     assert "Second body." in response.content.decode()
@@ -127,7 +128,7 @@ def test_publishing_drops_cached_pages_at_once(client, widget):
     assert "Widget" in client.get("/").content.decode()
     widget.body = "Second body."
     widget.save()
-    publishing.publish(widget)
+    make_live_unchecked(widget)
     assert "Second body." in client.get("/glossary/widget/").content.decode()
 
 
@@ -158,7 +159,7 @@ def test_publishing_moves_the_generation_in_its_own_transaction(
 ):
     before = SiteGeneration.objects.get().token
     with django_capture_on_commit_callbacks() as callbacks:
-        publishing.publish(Entry.objects.get(pk=widget.pk), material=False)
+        make_live_unchecked(Entry.objects.get(pk=widget.pk), material=False)
         # Before the commit: any process reading the database sees the new token.
         assert SiteGeneration.objects.get().token != before
     assert callbacks, "this process is told to forget its copy after the commit"
@@ -175,7 +176,7 @@ def test_editing_reference_data_leaves_the_public_episode_page_as_published(clie
 def test_a_not_found_page_is_not_cached(client, make_entry):
     entry = make_entry("Later", slug="later")
     assert client.get("/glossary/later/").status_code == 404
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert client.get("/glossary/later/").status_code == 200
 
 
@@ -198,7 +199,7 @@ def test_the_page_cache_works_on_real_redis_and_is_dropped_on_publish(
     assert len(queries) == 0
     widget.body = "Second body."
     widget.save()
-    publishing.publish(widget)
+    make_live_unchecked(widget)
     assert "Second body." in client.get("/glossary/widget/").content.decode()
     etag = client.get("/glossary/widget/")["ETag"]
     assert client.get("/glossary/widget/", HTTP_IF_NONE_MATCH=etag).status_code == 304

@@ -35,6 +35,7 @@ from glossary.models import (
     Sponsorship,
 )
 from glossary.sitemaps import SITEMAPS
+from tests.live import make_live_unchecked
 
 MARK = "zebraquill"
 # What the walk searches for: it finds MARK (see the control test below), while the
@@ -144,14 +145,14 @@ def unpublished(demo) -> dict[str, Any]:
         aliases=f"{MARK.title()} old name",
     )
     dress(archived)
-    publishing.publish(archived, correction_note=f"{MARK} archived correction")
+    make_live_unchecked(archived, correction_note=f"{MARK} archived correction")
     publishing.unpublish(archived, archive=True)
 
     # A published entry pointing at a draft: the page names it, but never its address.
     unreleased = Entry.objects.create(term="Unreleased idea", slug=f"{MARK}-unreleased", show=show)
     pointing = Entry.objects.get(slug="accelerator")
     SeeAlso.objects.create(entry=pointing, target=unreleased, order=9)
-    publishing.publish(pointing)
+    make_live_unchecked(pointing)
 
     assert not Entry.objects.published().filter(slug__startswith=MARK).exists()
     assert EntryVersion.objects.filter(data__icontains=MARK).exists()
@@ -317,7 +318,7 @@ def test_the_published_page_names_a_draft_see_also_target_without_linking_it(cli
 
 def test_the_probe_would_find_the_marker_once_published(client, unpublished):
     """Control: the walk's search really reaches the marked text when it is public."""
-    publishing.publish(unpublished["entries"][0])
+    make_live_unchecked(unpublished["entries"][0])
     assert MARK in client.get(f"/search/?q={PROBE}").content.decode().lower()
     assert MARK in client.get(f"/api/v1/search/?q={PROBE}").content.decode().lower()
     assert client.get(f"/people/{MARK}-person/").status_code == 200

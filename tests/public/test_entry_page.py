@@ -8,6 +8,7 @@ import time_machine
 
 from glossary import publishing
 from glossary.models import Entry, Quote, SeeAlso, Source
+from tests.live import make_live_unchecked
 
 PUBLISHED = "2026-11-02T09:00:00+00:00"
 
@@ -45,7 +46,7 @@ def test_quotes_are_figures_with_the_attribution_outside_the_blockquote(page):
 
 def test_the_edited_note_is_absent_when_no_quote_was_edited(client, demo):
     Quote.objects.update(lightly_edited=False)
-    publishing.publish(Entry.objects.get(slug="interconnect"))
+    make_live_unchecked(Entry.objects.get(slug="interconnect"))
     assert "lightly edited" not in client.get("/glossary/interconnect/").content.decode()
 
 
@@ -83,9 +84,9 @@ def test_see_also_links_only_to_published_entries(client, demo):
 def test_the_page_shows_the_last_significant_change_not_a_typo_fix(client, make_entry):
     entry = make_entry("Widget", slug="widget")
     with time_machine.travel("2026-11-02 09:00Z", tick=False):
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     with time_machine.travel("2026-11-20 09:00Z", tick=False):
-        publishing.publish(entry, material=False)
+        make_live_unchecked(entry, material=False)
     page = client.get("/glossary/widget/").content.decode()
     assert 'Last updated <time datetime="2026-11-02">November 2, 2026</time>' in page
     assert jsonld(page)["dateModified"] == PUBLISHED
@@ -93,11 +94,11 @@ def test_the_page_shows_the_last_significant_change_not_a_typo_fix(client, make_
 
 def test_a_correction_note_is_shown_with_its_date_and_survives_a_later_typo_fix(client, make_entry):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert "Correction" not in client.get("/glossary/widget/").content.decode()
     with time_machine.travel("2026-11-10 09:00Z", tick=False):
-        publishing.publish(entry, correction_note="An earlier version gave the wrong year.")
-    publishing.publish(entry, material=False)
+        make_live_unchecked(entry, correction_note="An earlier version gave the wrong year.")
+    make_live_unchecked(entry, material=False)
     page = client.get("/glossary/widget/").content.decode()
     assert "Correction</h2>" in page
     assert (
@@ -108,7 +109,7 @@ def test_a_correction_note_is_shown_with_its_date_and_survives_a_later_typo_fix(
 
 def test_a_correction_note_on_an_unpublished_version_is_not_shown(client, make_entry):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     version = publishing.save_version(entry)
     version.correction_note = "Not yet public"
     version.save()
@@ -165,7 +166,7 @@ def test_structured_data_is_a_web_page_about_a_defined_term(page):
 
 def test_structured_data_cannot_close_its_script_element(client, make_entry):
     entry = make_entry("</script><script>alert(1)</script>", slug="evil", summary="a & b <c>")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     page = client.get("/glossary/evil/").content.decode()
     script = re.search(r'<script type="application/ld\+json">(.*?)</script>', page, re.S)
     assert "<" not in script.group(1)
@@ -178,7 +179,7 @@ def test_a_dead_source_links_to_its_archived_copy(client, demo):
     source.citation_status = Source.CitationStatus.DEAD
     source.archive_url = "https://web.archive.org/web/2026/https://ultraethernet.org/"
     source.save()
-    publishing.publish(Entry.objects.get(slug="interconnect"))
+    make_live_unchecked(Entry.objects.get(slug="interconnect"))
     page = client.get("/glossary/interconnect/").content.decode()
     assert 'href="https://web.archive.org/web/2026/https://ultraethernet.org/"' in page
     assert "no longer available as cited" in page
@@ -188,7 +189,7 @@ def test_an_old_slug_answers_301_and_an_alias_redirects(client, demo):
     entry = Entry.objects.get(slug="interconnect")
     entry.slug = "interconnects"
     entry.save()
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     old = client.get("/glossary/interconnect/")
     assert old.status_code == 301 and old["Location"] == "/glossary/interconnects/"
     alias = client.get("/glossary/nvlink/")
@@ -197,7 +198,7 @@ def test_an_old_slug_answers_301_and_an_alias_redirects(client, demo):
 
 def test_an_alias_shared_by_two_entries_lists_both(client, make_entry):
     for term in ("Alpha", "Beta"):
-        publishing.publish(make_entry(term, slug=term.lower(), aliases="Shared name"))
+        make_live_unchecked(make_entry(term, slug=term.lower(), aliases="Shared name"))
     response = client.get("/glossary/shared-name/")
     assert response.status_code == 200
     page = response.content.decode()
@@ -216,9 +217,9 @@ def test_a_draft_entry_is_404_in_the_site_design(client, make_entry):
 def test_a_see_also_edit_note_with_markup_is_escaped(client, make_entry):
     a = make_entry("Alpha", slug="alpha")
     b = make_entry("Beta", slug="beta")
-    publishing.publish(b)
+    make_live_unchecked(b)
     SeeAlso.objects.create(entry=a, target=b, note="<b>bold</b>")
-    publishing.publish(a)
+    make_live_unchecked(a)
     assert "&lt;b&gt;bold&lt;/b&gt;" in client.get("/glossary/alpha/").content.decode()
 
 
@@ -250,8 +251,8 @@ def test_a_tag_links_to_its_own_page_when_another_tags_name_differs_only_in_case
     first.tags.set(["AI"])
     second = make_entry("Second", slug="second")
     second.tags.set(["Ai"])
-    publishing.publish(first)
-    publishing.publish(second)
+    make_live_unchecked(first)
+    make_live_unchecked(second)
     slug = second.tags.get().slug
     assert slug != "ai"
     page = client.get("/glossary/second/").content.decode()
@@ -264,7 +265,7 @@ def test_a_body_that_quotes_json_ld_keeps_the_dates_in_the_structured_data_only(
     body = 'A page declares itself with `"@type":"WebPage"` in its markup.'
     entry = make_entry("Markup", slug="markup", body=body)
     with time_machine.travel(PUBLISHED, tick=False):
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     html = client.get("/glossary/markup/").content.decode()
     visible = html.split('<script type="application/ld+json">')[0]
     assert "datePublished" not in visible

@@ -11,6 +11,7 @@ from glossary.atom_feed import FEED_SIZE
 from glossary.models import Entry
 from glossary.publishing import save_version
 from glossary.sitemaps import SITEMAP_PAGE_SIZE, sitemap_section
+from tests.live import make_live_unchecked
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -19,9 +20,9 @@ SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 def publish_then_fix_a_typo(make_entry):
     entry = make_entry("Widget", slug="widget", summary="A widget.")
     with time_machine.travel("2026-11-02 09:00Z", tick=False):
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     with time_machine.travel("2026-11-20 09:00Z", tick=False):
-        publishing.publish(entry, material=False)
+        make_live_unchecked(entry, material=False)
     return entry
 
 
@@ -41,9 +42,9 @@ def test_the_feed_orders_by_significant_change_and_leaves_out_drafts(client, mak
     first, second = make_entry("First", slug="first"), make_entry("Second", slug="second")
     make_entry("Draft", slug="draft")
     with time_machine.travel("2026-11-01 09:00Z", tick=False):
-        publishing.publish(first)
+        make_live_unchecked(first)
     with time_machine.travel("2026-11-05 09:00Z", tick=False):
-        publishing.publish(second)
+        make_live_unchecked(second)
     feed = ET.fromstring(client.get("/feed/").content)  # noqa: S314
     assert [e.find(f"{ATOM}title").text for e in feed.findall(f"{ATOM}entry")] == [
         "Second",
@@ -92,7 +93,7 @@ def test_the_sitemap_is_an_index_of_every_section_page(client, make_entry, setti
     # Made live without publishing, as if before the live listing existed: the re-render every
     # deploy runs lists them (lists read the listing, glossary.listing_index).
     publishing.rerender_all()
-    publishing.publish(make_entry("Zebra", slug="zebra"))
+    make_live_unchecked(make_entry("Zebra", slug="zebra"))
     index = ET.fromstring(client.get("/sitemap.xml").content)  # noqa: S314
     assert index.tag == f"{SM}sitemapindex"
     locs = [s.find(f"{SM}loc").text for s in index.findall(f"{SM}sitemap")]
@@ -124,7 +125,7 @@ def test_a_sitemap_page_lists_its_entries_a_to_z_across_letters(client, make_ent
     terms = ["Zeta", "Yak", "Gamma", "Beta", "Alpha", "Aardvark"]
     entries = {term: make_entry(term, slug=term.lower()) for term in terms}
     for entry in entries.values():
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     publishing.unpublish(entries["Beta"])
 
     def slugs(page: int) -> list[str]:
@@ -141,7 +142,7 @@ def test_a_sitemap_page_past_the_end_says_which_pages_there_are(client, rf, make
     # Nothing published: the first page is there, and empty.
     empty = ET.fromstring(client.get("/sitemap-entries.xml").content)  # noqa: S314
     assert empty.findall(f"{SM}url") == []
-    publishing.publish(make_entry("Zebra", slug="zebra"))
+    make_live_unchecked(make_entry("Zebra", slug="zebra"))
     for page in ("2", "0", "two", "-1"):
         assert client.get(f"/sitemap-entries.xml?p={page}").status_code == 404, page
         with pytest.raises(Http404, match=f"no page '{page}' here; pages run from 1 to 1"):
@@ -155,6 +156,6 @@ def test_robots_names_the_sitemap_index(client, db):
 
 def test_the_feed_stays_bounded(client, make_entry):
     for n in range(FEED_SIZE + 5):
-        publishing.publish(make_entry(f"Gizmo {n:03}", slug=f"gizmo-{n:03}"))
+        make_live_unchecked(make_entry(f"Gizmo {n:03}", slug=f"gizmo-{n:03}"))
     feed = ET.fromstring(client.get("/feed/").content)  # noqa: S314
     assert len(feed.findall(f"{ATOM}entry")) == FEED_SIZE

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from glossary import publishing
 from glossary.models import Entry
+from tests.live import make_live_unchecked
 
 pytestmark = pytest.mark.django_db
 
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def widget(make_entry) -> Entry:
     entry = make_entry("Widget", slug="widget", body="First body.")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     return entry
 
 

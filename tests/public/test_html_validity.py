@@ -26,9 +26,10 @@ from django.urls import URLPattern, URLResolver, resolve
 from django.views.defaults import server_error
 
 from config.outage import unavailable
-from glossary import publishing, reference_views, urls, views
+from glossary import reference_views, urls, views
 from glossary.models import Citation, Entry, Quote, Source
 from glossary.throttle import too_many
+from tests.live import make_live_unchecked
 
 # The pages checked through their routes: a name for the report, and the address.
 PAGES = {
@@ -167,8 +168,8 @@ def site(demo, make_entry, monkeypatch):
     Source.objects.filter(pk=dead.pk).update(citation_status=Source.CitationStatus.DEAD)
     gpu.aliases = "Shared name"
     gpu.save()
-    publishing.publish(gpu, correction_note="An earlier version named the wrong chip maker.")
-    publishing.publish(make_entry("Shared term", slug="shared-term", aliases="Shared name"))
+    make_live_unchecked(gpu, correction_note="An earlier version named the wrong chip maker.")
+    make_live_unchecked(make_entry("Shared term", slug="shared-term", aliases="Shared name"))
 
 
 @pytest.mark.django_db

@@ -7,11 +7,12 @@ import time_machine
 from django.urls import set_script_prefix
 
 from glossary import publishing
+from tests.live import make_live_unchecked
 
 
 def test_the_index_groups_entries_by_letter_with_counts(client, make_entry):
     for term in ("Alpha", "Apex", "Beta", "3D chip"):
-        publishing.publish(make_entry(term, slug=term.lower().replace(" ", "-")))
+        make_live_unchecked(make_entry(term, slug=term.lower().replace(" ", "-")))
     page = client.get("/").content.decode()
     assert '<h2 id="letter-a">A</h2>' in page
     assert '<a href="#letter-a"><span class="visually-hidden">Letter </span>A<small>' in page
@@ -22,7 +23,7 @@ def test_the_index_groups_entries_by_letter_with_counts(client, make_entry):
 
 
 def test_letters_without_entries_are_not_links(client, make_entry):
-    publishing.publish(make_entry("Alpha", slug="alpha"))
+    make_live_unchecked(make_entry("Alpha", slug="alpha"))
     page = client.get("/").content.decode()
     assert 'href="#letter-z"' not in page
     assert '<span aria-hidden="true">Z<small>0</small></span>' in page
@@ -31,11 +32,11 @@ def test_letters_without_entries_are_not_links(client, make_entry):
 def test_recently_updated_lists_the_latest_significant_changes_first(client, make_entry):
     old, new = make_entry("Old", slug="old"), make_entry("New", slug="new")
     with time_machine.travel("2026-10-01 09:00Z", tick=False):
-        publishing.publish(old)
+        make_live_unchecked(old)
     with time_machine.travel("2026-11-01 09:00Z", tick=False):
-        publishing.publish(new)
+        make_live_unchecked(new)
     with time_machine.travel("2026-11-20 09:00Z", tick=False):
-        publishing.publish(old, material=False)  # a typo fix does not count
+        make_live_unchecked(old, material=False)  # a typo fix does not count
     page = client.get("/").content.decode()
     recent = page[page.index("Recently updated") : page.index("</section>")]
     assert recent.index(">New<") < recent.index(">Old<")
@@ -53,10 +54,10 @@ def test_the_recently_updated_list_follows_what_is_live_and_where_the_site_is_mo
         return page[page.index("Recently updated") : page.index("</section>")]
 
     old = make_entry("Old", slug="old")
-    publishing.publish(old)
+    make_live_unchecked(old)
     assert 'href="/glossary/old/"' in recent()
     new = make_entry("New", slug="new")
-    publishing.publish(new)
+    make_live_unchecked(new)
     assert 'href="/glossary/new/"' in recent()
     publishing.unpublish(new)
     assert ">New<" not in recent() and 'href="/glossary/old/"' in recent()
@@ -83,7 +84,7 @@ def test_every_page_of_the_index_continues_where_the_last_ended(client, make_ent
     monkeypatch.setattr(views, "INDEX_PAGE_SIZE", 3)
     terms = ["zeta", "Byte", "3D chip", "Aria", "42", "bolt", "alpha", "Cache", "Apex", "Beta"]
     for term in terms:
-        publishing.publish(make_entry(term, slug=term.lower().replace(" ", "-")))
+        make_live_unchecked(make_entry(term, slug=term.lower().replace(" ", "-")))
     shown = []
     for number in range(1, 5):
         page = client.get("/", {"page": number} if number > 1 else {}).content.decode()
@@ -109,6 +110,6 @@ def test_a_page_the_index_does_not_have_is_missing_and_the_404_says_which_pages_
 
     from glossary import views
 
-    publishing.publish(make_entry("Alpha", slug="alpha"))
+    make_live_unchecked(make_entry("Alpha", slug="alpha"))
     with pytest.raises(Http404, match=f"no page '{re.escape(page)}' here; pages run 1 to 1"):
         views.home(rf.get("/", {"page": page}))

@@ -13,6 +13,7 @@ from django.conf import settings
 
 from glossary import publishing
 from glossary.models import Entry, Episode
+from tests.live import make_live_unchecked
 
 LISTEN_JS = Path(settings.BASE_DIR) / "glossary" / "static" / "glossary" / "listen.js"
 
@@ -60,7 +61,7 @@ def test_an_episode_without_audio_keeps_the_shows_deep_link_and_no_player(
     publishing.record_reference_change(
         "episode", [Episode.objects.get(number=44).pk], user=editor, what="x"
     )
-    publishing.publish(entry, user=second_editor, version=entry.versions.order_by("-number")[0])
+    make_live_unchecked(entry, user=second_editor, version=entry.versions.order_by("-number")[0])
     html = client.get("/glossary/interconnect/").content.decode()
     assert '<a href="https://podcast.example/episodes/44#t=1538">' in html
 

@@ -12,6 +12,7 @@ import pytest
 
 from glossary import publishing
 from glossary.models import Entry, Episode
+from tests.live import make_live_unchecked
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -28,7 +29,7 @@ def test_a_timestamp_gets_a_keyboard_play_button_and_one_labelled_player(
         "episode", [Episode.objects.get(number=44).pk], user=editor, what="test audio"
     )
     entry = Entry.objects.get(slug="interconnect")
-    publishing.publish(entry, user=second_editor, version=entry.versions.order_by("-number")[0])
+    make_live_unchecked(entry, user=second_editor, version=entry.versions.order_by("-number")[0])
 
     page = browser.new_page()
     page.goto(live_server.url + "/glossary/interconnect/", wait_until="load")

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from glossary import document, publishing
+from glossary import document
 from glossary.listing_index import GROUPS, a_to_z
 from glossary.models import (
     Entry,
@@ -27,6 +27,7 @@ from glossary.models import (
     ListingName,
     PublicRecord,
 )
+from tests.live import make_live_unchecked
 from tests.public.test_live_listing import gadget
 from tests.public.test_live_listing import named as named  # noqa: F401 - the fixture
 
@@ -61,7 +62,7 @@ PAGES = {
 @pytest.fixture
 def at_size(make_entry: Any, named: dict[str, Any], no_page_cache: Any) -> int:
     base = gadget(make_entry, named, "Widget")
-    publishing.publish(base)
+    make_live_unchecked(base)
     base.refresh_from_db()
     version = base.live_version
     assert version is not None

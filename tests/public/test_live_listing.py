@@ -31,6 +31,7 @@ from glossary.models import (
     Show,
     Sponsorship,
 )
+from tests.live import make_live_unchecked
 
 PAGES = [
     "/",
@@ -122,7 +123,7 @@ def recounted() -> Counter[tuple[str, int]]:
 
 
 def test_every_list_shows_a_published_entry_from_its_rows(client, make_entry, named):
-    publishing.publish(gadget(make_entry, named, "Widget"))
+    make_live_unchecked(gadget(make_entry, named, "Widget"))
     for path in PAGES:
         assert "Widget" in page(client, path) or "/glossary/widget/" in page(client, path), path
     person = page(client, "/people/pat-guest/")
@@ -138,8 +139,8 @@ def test_every_list_shows_a_published_entry_from_its_rows(client, make_entry, na
 def test_a_withdrawn_entry_leaves_every_list_at_once(client, make_entry, named):
     kept = gadget(make_entry, named, "Keeper")
     gone = gadget(make_entry, named, "Goner", at=90)
-    publishing.publish(kept)
-    publishing.publish(gone)
+    make_live_unchecked(kept)
+    make_live_unchecked(gone)
     assert all("goner" in page(client, path).lower() for path in PAGES)
     publishing.unpublish(gone)
     for path in PAGES:
@@ -158,8 +159,8 @@ def test_a_listing_row_left_behind_is_never_what_shows_an_entry(
     refuses to commit that (migration 0023), so its list statements read rows unchecked;
     SQLite commits it, and there each row is checked live as it is read."""
     entry = gadget(make_entry, named, "Widget")
-    publishing.publish(entry)
-    publishing.publish(gadget(make_entry, named, "Other", at=90))
+    make_live_unchecked(entry)
+    make_live_unchecked(gadget(make_entry, named, "Other", at=90))
     live = Entry.objects.get(pk=entry.pk).live_version
     draft = publishing.save_version(Entry.objects.get(pk=entry.pk))
     for change in (None, draft):
@@ -185,13 +186,13 @@ def test_a_correction_published_with_another_entry_reaches_every_row_showing_it(
     client, make_entry, named
 ):
     first = gadget(make_entry, named, "Widget")
-    publishing.publish(first)
+    make_live_unchecked(first)
     guest = named["guest"]
     guest.name = "Pat Corrected"
     guest.save()
     # Not public until an entry showing the guest is published (glossary.records)...
     assert "Pat Corrected" not in page(client, "/episodes/test-show/1/7/")
-    publishing.publish(gadget(make_entry, named, "Second", at=90))
+    make_live_unchecked(gadget(make_entry, named, "Second", at=90))
     # ...then every live page showing them is rendered again, rows included.
     person = page(client, "/people/pat-guest/")
     assert "Pat Corrected" in person and "Pat Guest" not in person
@@ -203,14 +204,14 @@ def test_a_correction_published_with_another_entry_reaches_every_row_showing_it(
 def test_counts_follow_every_publish_replacement_and_withdrawal(make_entry, named):
     entries = [gadget(make_entry, named, term, at=60 + i) for i, term in enumerate("ABC")]
     for entry in entries:
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     assert kept_counts() == recounted()
     Entry.objects.filter(pk=entries[0].pk).update(term="Zed")  # under another letter
-    publishing.publish(entries[0])
+    make_live_unchecked(entries[0])
     assert kept_counts() == recounted()
     publishing.unpublish(entries[1])
     assert kept_counts() == recounted()
-    publishing.publish(entries[1])
+    make_live_unchecked(entries[1])
     publishing.rerender_all()
     assert kept_counts() == recounted()
     assert kept_counts()[(ListingCount.LETTER, 26)] == 1  # Zed
@@ -218,7 +219,7 @@ def test_counts_follow_every_publish_replacement_and_withdrawal(make_entry, name
 
 def test_listing_a_version_twice_counts_it_once(make_entry, named):
     entry = gadget(make_entry, named, "Widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     version = Entry.objects.get(pk=entry.pk).live_version
     assert version is not None
     assert not listing_index.index_live(version, document.load(version.data))
@@ -231,7 +232,7 @@ def test_a_page_rendered_before_the_listing_existed_is_listed_by_rendering_it(
 ):
     """A database migrated but not yet re-rendered: the next render of a page lists it."""
     entry = gadget(make_entry, named, "Widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     Listing.objects.all().delete()
     ListingCount.objects.all().delete()
     assert "Widget" not in page(client, "/")
@@ -267,7 +268,7 @@ def test_the_lists_indexes_exist():
 def test_the_newest_listings_carry_every_time_or_only_the_newest(make_entry):
     for n in range(3):
         with time_machine.travel(f"2026-11-0{n + 1} 09:00Z", tick=False):
-            publishing.publish(make_entry(f"Gadget {n}", slug=f"gadget-{n}"))
+            make_live_unchecked(make_entry(f"Gadget {n}", slug=f"gadget-{n}"))
     each = selectors.newest_listings("l.slug", limit=3)
     first = selectors.newest_listings("l.slug", limit=3, times="first")
     assert (

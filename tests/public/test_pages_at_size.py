@@ -19,6 +19,7 @@ from glossary.models import (
     Sponsorship,
 )
 from glossary.reference_views import EPISODES_SHOWN
+from tests.live import make_live_unchecked
 
 EPISODES = EPISODES_SHOWN + 7
 
@@ -47,7 +48,7 @@ def busy_host(db):
 
 def test_a_person_on_every_episode_shows_the_first_of_them_and_the_total(client, busy_host):
     entry, host, _ = busy_host
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert PublicRecordLink.objects.filter(kind="person", object_id=host.pk).count() == EPISODES
     page = client.get("/people/hana-host/").content.decode()
     assert len(re.findall(r'<a href="/episodes/long-show/1/\d+/">Episode', page)) == EPISODES_SHOWN
@@ -58,7 +59,7 @@ def test_a_person_on_every_episode_shows_the_first_of_them_and_the_total(client,
 
 def test_the_person_page_reads_a_fixed_number_of_rows_whatever_the_episodes(client, busy_host):
     entry, _, _ = busy_host
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     with CaptureQueriesContext(connection) as queries:
         assert client.get("/people/hana-host/").status_code == 200
     episode_reads = [q["sql"] for q in queries if "publicrecordlink" in q["sql"]]
@@ -67,7 +68,7 @@ def test_the_person_page_reads_a_fixed_number_of_rows_whatever_the_episodes(clie
 
 def test_links_follow_withdrawal(busy_host):
     entry, host, _ = busy_host
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     publishing.unpublish(entry)
     assert not PublicRecordLink.objects.filter(kind="person", object_id=host.pk).exists()
 
@@ -78,7 +79,7 @@ def test_links_follow_withdrawal(busy_host):
 )
 def test_every_long_list_pages_with_rel_links(client, busy_host, make_entry, monkeypatch, path):
     entry, _, _ = busy_host
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     episode = Episode.objects.get(number=1)
     # Every list's page is 3 long here (50 or 200 in use): the rule is the same.
     for module, name in (
@@ -91,7 +92,7 @@ def test_every_long_list_pages_with_rel_links(client, busy_host, make_entry, mon
         widget = make_entry(f"Widget {n:03}", slug=f"widget-{n:03}", body="A widget.")
         widget.tags.add("widgets")
         EpisodeReference.objects.create(entry=widget, episode=episode, at=5, text="Said.")
-        publishing.publish(widget)
+        make_live_unchecked(widget)
     first = client.get(path).content.decode()
     assert 'rel="next"' in first, path
     assert 'rel="prev"' not in first, path
@@ -114,9 +115,9 @@ def _widgets(page: str) -> list[str]:
 def test_a_renamed_show_moves_its_episodes_and_their_links_on_the_next_publish(client, busy_host):
     """The episode's facts are the same; its address and its place in lists are not."""
     entry, host, _ = busy_host
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     Show.objects.filter(slug="long-show").update(name="Alpha Show", slug="alpha-show")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert client.get("/episodes/alpha-show/1/1/").status_code == 200
     assert client.get("/episodes/long-show/1/1/").status_code == 404
     keys = set(
@@ -129,7 +130,7 @@ def test_a_renamed_show_moves_its_episodes_and_their_links_on_the_next_publish(c
 
 def test_a_persons_episodes_are_read_in_list_order_from_the_links(client, busy_host):
     entry, _, _ = busy_host
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     page = client.get("/people/hana-host/").content.decode()
     numbers = [int(n) for n in re.findall(r'<a href="/episodes/long-show/1/(\d+)/">Episode', page)]
     # Newest first within a season: the last EPISODES_SHOWN of them, in that order.

@@ -11,7 +11,7 @@ import re
 import pytest
 from django.apps import apps
 
-from glossary import publishing, records
+from glossary import records
 from glossary.models import (
     Appearance,
     Disclosure,
@@ -25,6 +25,7 @@ from glossary.models import (
     Show,
     Sponsorship,
 )
+from tests.live import make_live_unchecked
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def sponsored(db):
         )
         Sponsorship.objects.create(episode=episode, organisation=sponsor, read_at=65)
         EpisodeReference.objects.create(entry=entry, episode=episode, at=10, text="Said it.")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     return entry, guest, sponsor
 
 
@@ -108,7 +109,7 @@ def test_names_on_those_pages_come_from_their_own_records(client, sponsored):
         text="Sponsor Corp sells meshes.",
     )
     links = sorted(PublicRecordLink.objects.values_list("pk", flat=True))
-    publishing.publish(other)
+    make_live_unchecked(other)
     # No episode record was written, so no link was either.
     assert sorted(PublicRecordLink.objects.values_list("pk", flat=True)) == links
     page = client.get("/people/gia-guest/").content.decode()
@@ -127,7 +128,7 @@ def test_a_show_renamed_at_the_same_address_moves_its_episodes_on_the_persons_pa
 
     assert numbers() == [3, 9]
     Show.objects.filter(slug="zulu-show").update(name="Aardvark Show")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert numbers() == [9, 3]
 
 
@@ -135,7 +136,7 @@ def test_a_changed_episode_changes_its_links_facts(sponsored):
     entry, guest, sponsor = sponsored
     Appearance.objects.filter(person=guest).update(role=Appearance.Role.HOST, affiliation=None)
     Episode.objects.filter(number=3).update(title="Chips & <Racks>")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert "<cite>Chips &amp; &lt;Racks&gt;</cite>" in facts("person", guest.pk)[0]["anchor"]
     assert [f["roles"] for f in facts("person", guest.pk)] == [[["host", None]]] * 2
     assert [f["people"] for f in facts("organisation", sponsor.pk)] == [[], []]

@@ -4,11 +4,12 @@ from django.core.management import call_command
 
 from glossary import publishing
 from glossary.models import EntryVersion
+from tests.live import make_live_unchecked
 
 
 def test_it_renders_live_versions_again_and_leaves_drafts_alone(client, make_entry, capsys):
     live = make_entry("Live", slug="live")
-    publishing.publish(live)
+    make_live_unchecked(live)
     draft_version = publishing.save_version(make_entry("Draft", slug="draft"))
     EntryVersion.objects.filter(pk=live.live_version_id).update(rendered_html="<p>stale</p>")
     call_command("rerender")

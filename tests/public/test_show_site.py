@@ -28,6 +28,7 @@ from glossary.models import (
     StoredPage,
 )
 from glossary.show_site import _known
+from tests.live import make_live_unchecked
 
 ALPHA_HOST = "alpha.example.test"
 # Each entry's address, as every list of it links it.
@@ -66,7 +67,7 @@ def published(make_entry: Callable[..., Entry], alpha: Show, beta: Show) -> dict
     }
     for entry in entries.values():
         entry.tags.set(["shared-topic"])
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     return entries
 
 
@@ -292,7 +293,7 @@ def test_an_unpublished_entry_is_gone_from_every_show_address_even_cached(
     settings.PUBLIC_PAGE_CACHE = True
     for reader, url, shown in show_urls_of("aardvark"):
         assert shown in text(reader.get(url)), url  # and now cached
-    workflow.unpublish_entry(published["alpha"], user=editor)
+    workflow.unpublish_entry(published["alpha"], user=editor, comment="Withdrawn.")
     for reader, url, shown in show_urls_of("aardvark"):
         response = reader.get(url)
         if "glossary/aardvark/" in url:
@@ -420,7 +421,7 @@ def test_a_stored_first_page_is_served_on_the_networks_site_only(
     EpisodeReference.objects.create(
         entry=entry, episode=episode, at=30, speaker=person, text="Aardvark said."
     )
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     reference_views.store_all_first_pages()
     # A mark only the stored page carries: whoever shows it was served the stored page.
     stored = StoredPage.objects.get(kind=PublicRecord.Kind.PERSON, slug="gwen-guest")

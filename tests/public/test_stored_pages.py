@@ -31,6 +31,7 @@ from glossary.models import (
     Show,
     StoredPage,
 )
+from tests.live import make_live_unchecked
 
 pytestmark = [
     pytest.mark.django_db,
@@ -60,7 +61,7 @@ def guest(db: Any) -> dict[str, Any]:
         EpisodeReference.objects.create(
             entry=entry, episode=episode, at=30, speaker=person, text=f"{term} said."
         )
-        publishing.publish(entry)
+        make_live_unchecked(entry)
         entries.append(entry)
     return {"person": person, "org": org, "episode": episode, "entries": entries}
 
@@ -92,7 +93,7 @@ def test_a_publish_stores_the_first_pages_it_touched(
 ) -> None:
     StoredPage.objects.all().delete()
     with django_capture_on_commit_callbacks(execute=True):
-        publishing.publish(guest["entries"][0])
+        make_live_unchecked(guest["entries"][0])
     assert set(StoredPage.objects.values_list("kind", "slug")) == {
         ("person", "gwen-guest"),
         ("organisation", "acme-labs"),
@@ -137,7 +138,7 @@ def test_a_corrected_name_is_shown_though_the_page_stored_shows_the_old(
     _store_all()
     _tamper("organisation", "acme-labs")
     Organisation.objects.filter(pk=guest["org"].pk).update(name="Acme Research")
-    publishing.publish(guest["entries"][1])  # the correction reaches the records
+    make_live_unchecked(guest["entries"][1])  # the correction reaches the records
     body = Client().get(ORGANISATION).content.decode()
     assert "Acme Research" in body
     assert "STORED MARK" not in body
@@ -199,7 +200,7 @@ def test_a_failure_to_store_never_undoes_the_publish(
         entry=entry, episode=guest["episode"], at=40, speaker=guest["person"], text="Gamma."
     )
     with django_capture_on_commit_callbacks(execute=True):
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     assert b"Stored Gamma" in Client().get(PERSON).content
     assert "Could not store the first pages" in caplog.text
 
@@ -235,7 +236,7 @@ def test_the_code_digest_is_the_code_this_process_imported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A worker still running the last release after a deploy changed the files must store
-    its pages under the last release's digest, not the new files' (a hostile walk)."""
+    its pages under the last release's digest, not the new files'."""
     imported = reference_views._rendered_by()
     monkeypatch.setattr(reference_views, "_code_digest", lambda: "the files as they are now")
     assert reference_views._rendered_by() == imported
@@ -281,11 +282,11 @@ def test_a_published_show_rename_stores_its_other_episodes_pages(
     )
     entry = Entry.objects.create(term="Stored Delta", slug="stored-delta", summary="S.")
     EpisodeReference.objects.create(entry=entry, episode=other, at=20, text="Delta.")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     _store_all()
     Show.objects.filter(pk=guest["episode"].show_id).update(name="Renamed Show")
     with django_capture_on_commit_callbacks(execute=True):
-        publishing.publish(guest["entries"][1])
+        make_live_unchecked(guest["entries"][1])
     assert b"Renamed Show" in Client().get("/episodes/stored-show/1/5/").content
     assert _current(("episode", "stored-show/1/5"))
 
@@ -304,10 +305,10 @@ def test_publishes_storing_once_store_the_pages_they_touched_and_no_other(
     )
     entry = Entry.objects.create(term="Stored Apart", slug="stored-apart", summary="S.")
     EpisodeReference.objects.create(entry=entry, episode=elsewhere, at=20, text="Apart.")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     StoredPage.objects.all().delete()
     with reference_views.storing_once(), django_capture_on_commit_callbacks(execute=True):
-        publishing.publish(guest["entries"][0])
+        make_live_unchecked(guest["entries"][0])
     assert set(StoredPage.objects.values_list("kind", "slug")) == {
         ("person", "gwen-guest"),
         ("organisation", "acme-labs"),

@@ -1,8 +1,8 @@
-"""A schedule is an approval, given by whoever saves it, of the version its page named
-(hostile walk of 2026-12-03): an editor who wrote a change could re-save, or re-target,
-another editor's waiting schedule and have the scheduler publish their own text under
-that editor's name; and an approval given before the entry was withdrawn or sent back
-does not outlive it, on a schedule, a publish page or a bulk publish's confirmation."""
+"""A schedule is an approval, given by whoever saves it, of the version its page named:
+an editor who wrote a change must not re-save, or re-target, another editor's waiting
+schedule and have the scheduler publish their own text under that editor's name; and an
+approval given before the entry was withdrawn or sent back does not outlive it, on a
+schedule, a publish page or a bulk publish's confirmation."""
 
 from __future__ import annotations
 
@@ -83,8 +83,8 @@ def test_a_waiting_schedule_cannot_be_pointed_at_another_entry(
     entry_in_review: Callable[..., Entry],
     editor: User,
 ) -> None:
-    """The walk pointed another editor's row at the editor's own change: a row approves
-    one entry's version, so its entry is read-only once saved."""
+    """A row approves one entry's version, so its entry is read-only once saved: an editor
+    cannot point another editor's row at their own change."""
     entry, row = scheduled
     own = entry_in_review("Own change")
     edit_entry(editor, own, summary=MARKER)
@@ -184,8 +184,8 @@ def test_a_publish_page_opened_before_a_takedown_cannot_bring_the_page_back(
     second_editor: User,
     writer: User,
 ) -> None:
-    """The first walk's stale page; the second walk's old page (no `seen_event`) and
-    made-up one."""
+    """A publish page opened before an objection publishes nothing: a stale page, an old
+    one that does not say what it saw (no `seen_event`), and a made-up one."""
     entry = live_with_a_change_in_review
     client = client_for(second_editor)
     url = reverse("admin:glossary_entry_publish", args=[entry.pk])
@@ -243,8 +243,8 @@ def test_a_row_with_no_approval_on_record_publishes_nothing_and_says_why(
 def test_a_schedule_page_opened_before_a_takedown_names_it_instead_of_approving(
     live_with_a_change_in_review: Entry, editor: User, second_editor: User, writer: User
 ) -> None:
-    """Second walk, B1: the publish page's schedule link, followed before an unpublish and
-    saved after the writer resubmitted the same version."""
+    """The publish page's schedule link, followed before an unpublish and saved after the
+    writer resubmitted the same version, schedules nothing."""
     entry = live_with_a_change_in_review
     client = client_for(second_editor)
     page = client.get(reverse("admin:glossary_entry_publish", args=[entry.pk])).content
@@ -264,7 +264,7 @@ def test_a_schedule_page_opened_before_a_takedown_names_it_instead_of_approving(
 def test_re_saving_a_row_from_a_page_opened_before_changes_were_asked_names_them(
     scheduled: tuple[Entry, ScheduledAction], editor: User, second_editor: User, writer: User
 ) -> None:
-    """Second walk, B2: a save reset what the row had seen, cancelling the objection."""
+    """A save must not reset what the row had seen, or it would cancel the objection."""
     entry, row = scheduled
     client = client_for(second_editor)
     data = form_data(client.get(change_url(row)).content.decode(), "scheduledaction_form")
@@ -280,8 +280,8 @@ def test_re_saving_a_row_from_a_page_opened_before_changes_were_asked_names_them
 def test_the_author_of_a_withdrawn_version_cannot_publish_it_again(
     entry_in_review: Callable[..., Entry], editor: User, second_editor: User, writer: User
 ) -> None:
-    """Second walk, B5: the withdrawn publication was the baseline of "the change", so
-    its author was no author of it and could bring it back alone."""
+    """A withdrawn publication is no baseline of "the change": its author is an author of
+    what would come back, and cannot bring it back alone."""
     entry = entry_in_review()
     edit_entry(editor, entry, summary="The editor's own words.")  # still in review
     workflow.publish_entry(entry, user=second_editor)
@@ -309,9 +309,9 @@ def test_a_rows_name_gives_its_time_in_newsroom_time_as_the_form_took_it(
 def test_after_two_withdrawals_the_author_still_cannot_and_the_republisher_still_can(
     entry_in_review: Callable[..., Entry], editor: User, second_editor: User, writer: User
 ) -> None:
-    """Third walk: republishing made a copy credited to the publishing editor, so after a
-    second withdrawal the copy was "the change": its author could publish their withdrawn
-    text alone, and the editor who had only republished it could not."""
+    """A republished copy is credited to its text's author, not the publishing editor: after
+    a second withdrawal the author cannot publish their withdrawn text alone, and the
+    editor who only republished it can."""
     entry = entry_in_review()
     edit_entry(second_editor, entry, summary="The second editor's words.")
     workflow.publish_entry(entry, user=editor)
@@ -333,8 +333,8 @@ def test_a_rollback_to_an_authors_text_does_not_let_them_approve_it(
     writer: User,
     admin_user: User,
 ) -> None:
-    """Fourth walk: the rollback's copy was credited to the editor who rolled back, so the
-    old text's author was no author of "the change" on a live entry and published it."""
+    """A rollback's copy is credited to the old text's author, so on a live entry that
+    author is an author of "the change" and cannot publish it."""
     entry = live_with_a_change_in_review
     workflow.publish_entry(entry, user=second_editor)
     edit_entry(editor, entry, summary=MARKER)
@@ -362,8 +362,8 @@ def test_a_publish_page_naming_another_entrys_event_publishes_nothing(
     second_editor: User,
     writer: User,
 ) -> None:
-    """Fourth walk: an event id of another entry, between this one's unpublish and its
-    resubmission, passed for what the page saw."""
+    """An event id of another entry (one between this one's unpublish and its
+    resubmission) does not pass for what the page saw."""
     entry = live_with_a_change_in_review
     client = client_for(second_editor)
     url = reverse("admin:glossary_entry_publish", args=[entry.pk])

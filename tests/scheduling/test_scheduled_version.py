@@ -1,5 +1,5 @@
 """A scheduled publish puts out the version the editor approved when scheduling it, and a
-withdrawal cancels what was scheduled (hostile walk F2)."""
+withdrawal cancels what was scheduled."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_withdrawing_an_entry_cancels_what_was_scheduled_for_it(
     row = scheduling.schedule(
         entry, action="publish", due_at=DUE_UTC, user=second_editor, now=BEFORE
     )
-    withdraw(entry, user=editor)
+    withdraw(entry, user=editor, comment="Withdrawn.")
     row.refresh_from_db()
     assert row.state == ScheduledAction.State.CANCELLED
     assert row.cancelled_by == editor

@@ -114,6 +114,25 @@ def test_it_unpublishes_at_the_scheduled_time(
     assert row.result == "Unpublished as scheduled for Dec 1, 2026, 09:00 EST."
 
 
+def test_a_scheduled_unpublish_says_it_was_scheduled_by_whom_and_when(
+    entry_in_review: Callable[..., Entry], editor: User
+) -> None:
+    from editorial import workflow
+
+    entry = entry_in_review()
+    workflow.publish_entry(entry, user=editor, now=BEFORE)
+    scheduling.schedule(entry, action="unpublish", due_at=DUE_UTC, user=editor, now=BEFORE)
+    ScheduledAction.objects.filter(entry=entry).update(created_at=BEFORE)
+    scheduling.run_due(now=DUE_UTC)
+    event = WorkflowEvent.objects.filter(entry=entry).order_by("-pk").first()
+    assert event.action == WorkflowEvent.Action.UNPUBLISH
+    assert event.comment == (
+        f"Scheduled unpublish. Scheduled by {editor.get_username()} on Nov 30, 2026, 10:00 EST."
+    )
+    # Not a reason written for readers: the next publish page offers no correction note.
+    assert workflow.withdrawal_reason(entry) == ""
+
+
 def test_only_people_who_may_schedule_can_schedule_or_cancel(
     entry_in_review: Callable[..., Entry], writer: User, editor: User, fact_checker: User
 ) -> None:

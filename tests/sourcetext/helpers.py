@@ -1,4 +1,5 @@
-"""The NVLink story of issue 14, step by step, on the local changing site."""
+"""The NVLink story (a cited vendor page changes what it says after the citation was
+confirmed), step by step, on the local changing site."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def test_checked_on_in_the_entry_admin_stores_the_fingerprint_like_mark_confirme
     assert source.confirmed_fingerprint == fingerprint(PAGE_V1, "text/html")
     assert source.last_fingerprint == source.confirmed_fingerprint
     assert source.confirmed_at is not None
-    # Issue 13: a later change to the page is now flagged.
+    # A later change to the page is flagged.
     change_page(site)
     scheduled_check(source)
     source.refresh_from_db()

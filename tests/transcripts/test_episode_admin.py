@@ -92,8 +92,8 @@ def test_without_a_transcript_the_page_says_quotes_cannot_be_checked(
 def test_an_upload_alone_says_only_what_the_import_recorded(
     client: Client, editor: User, episode: Episode
 ) -> None:
-    """The second walk: the episode's own "no entry's page shows it, so no entry needed a
-    new version" was said beside the import's versions, for an episode entries quote."""
+    """The episode's own "no entry's page shows it, so no entry needed a new version" is
+    not said beside the import's versions, for an episode entries quote."""
     client.force_login(editor)
     data = form_data(episode, VTT)
     data["title"] = episode.title  # nothing but the transcript changes

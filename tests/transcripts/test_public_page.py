@@ -12,6 +12,7 @@ from editorial.versions import _lines
 from glossary import document, publishing
 from glossary.models import Entry, Episode, Quote
 from glossary.transcript_imports import import_transcript
+from tests.live import make_live_unchecked
 
 CHECKED = "Checked against the episode transcript."
 
@@ -45,7 +46,7 @@ def test_both_seed_quotes_say_they_were_checked_and_open_the_transcript_around_t
 def test_a_quote_placed_at_the_wrong_time_claims_no_check(client: Client, demo: Any) -> None:
     entry = Entry.objects.get(slug="interconnect")
     Quote.objects.filter(entry=entry, start=1538).update(start=600)
-    publishing.publish(entry)
+    make_live_unchecked(entry)
 
     html = page(client)
 

@@ -1,4 +1,4 @@
-"""Paper cuts a newsroom will hit (issue 34, first half), each through the admin as a user
+"""Paper cuts a newsroom will hit at the desk, each through the admin as a user
 would meet it: the test client posts the forms the pages render."""
 
 from __future__ import annotations
@@ -280,7 +280,8 @@ def test_only_whoever_may_unpublish_is_asked(live: Entry, writer: User) -> None:
 
 
 def test_a_scheduled_unpublish_offers_no_note(live: Entry, editor: User) -> None:
-    workflow.unpublish_entry(live, user=editor, comment=workflow.SCHEDULED_UNPUBLISH)
+    reason = workflow.scheduled_reason(editor, live.created_at)
+    workflow.unpublish_entry(live, user=editor, comment=reason)
     assert workflow.withdrawal_reason(live) == ""
 
 

@@ -1,4 +1,4 @@
-"""The paper cuts a new editor hit on the walk through (issue 13), one test each."""
+"""The paper cuts a new editor meets on a first walk through the desk, one test each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The paper cuts a newsroom will hit (issue 34, second half), one test each, over HTTP."""
+"""The paper cuts readers and a newsroom will hit, one test each, over HTTP."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from glossary import publishing
 from glossary.models import Entry, Episode, Quote, Transcript
 from glossary.publishing import record_edit
 from glossary.timestamps import format_timestamp
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db
@@ -132,7 +133,7 @@ def test_a_quote_from_an_episode_without_audio_links_the_shows_page(
     Episode.objects.filter(pk=episode.pk).update(audio_url="")
     entry = Entry.objects.get(slug="interconnect")
     publishing.record_reference_change("episode", [episode.pk], user=editor, what="no audio")
-    publishing.publish(entry, user=second_editor, version=entry.versions.order_by("-number")[0])
+    make_live_unchecked(entry, user=second_editor, version=entry.versions.order_by("-number")[0])
     quotes = client.get("/api/v1/entries/interconnect/").json()["quotes"]
     at_1538 = next(q for q in quotes if q["start"] == 1538)
     assert at_1538["listen_url"] == "https://podcast.example/episodes/44#t=1538"

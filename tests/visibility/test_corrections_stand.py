@@ -1,15 +1,14 @@
 """A published correction stands: withdrawing the entry it was published with brings back
 nothing it replaced, and a renamed tag reaches every live page that carries it.
 
-Found by a hostile walk (2026-12-03): a person's public record held the facts of the
-newest *live* version naming them, so unpublishing the entry that carried a correction
-put the older live entry's name back on the person's page, its episode, the API and
-every entry page quoting them; the same for a tag's name. And a tag renamed and
-published with one entry stayed under its old name on the others. A second walk then
-showed what must not stand: an episode's guests (a guest added with an entry since
-withdrawn came back when another entry named him), and a record an edited export
-claims. A third showed an episode's own facts must: its corrected title went back to the
-one it replaced.
+A person's public record holds the facts of the newest *published* version naming them,
+not of the newest live one: otherwise unpublishing the entry that carried a correction
+would put the older live entry's name back on the person's page, its episode, the API and
+every entry page quoting them; the same for a tag's name. A tag renamed and published
+with one entry is renamed on the others too. What must not stand: an episode's guests (a
+guest added with an entry since withdrawn must not come back when another entry names
+him), and a record an edited export claims. What must: an episode's own facts, such as a
+corrected title.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from glossary import publishing
 from glossary.models import Appearance, Entry, Episode, Person, PublicRecord, Show
 from glossary.publishing import save_version
 from tests.exchange.test_import_errors import empty_content, run_import, write
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.visibility.desk import edit_object, publish
 
@@ -56,7 +56,7 @@ def corrected(client, demo, writer, editor):
     other.quotes.create(
         episode=Episode.objects.get(number=44), speaker=patel, start=1540, text="Scale across."
     )
-    publishing.publish(other, user=editor)
+    make_live_unchecked(other, user=editor)
     edit_object(writer, "glossary_person", patel.pk, name=CORRECTED)
     publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
     for url in SHOWING_PATEL:
@@ -83,7 +83,9 @@ def _assert_the_correction_stands(client) -> None:
 
 
 def test_a_person_correction_stands_when_its_entry_is_unpublished(client, corrected, editor):
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     _assert_the_correction_stands(client)
     # And `rerender`, which every deploy runs, keeps it.
     publishing.rerender_all()
@@ -105,7 +107,9 @@ def test_a_person_correction_stands_when_its_entry_is_deleted(client, corrected,
 
 def test_a_later_publish_still_replaces_a_correction(client, corrected, writer, editor):
     """Standing is not sticking: the next approved change to him is what readers see."""
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     edit_object(writer, "glossary_person", corrected.pk, name="Jeetu Patel, again")
     publish(Entry.objects.get(slug="scale-out-network"), writer=writer, editor=editor)
     for url in ["/people/jeetu-patel/", "/glossary/scale-out-network/"]:
@@ -115,7 +119,7 @@ def test_a_later_publish_still_replaces_a_correction(client, corrected, writer, 
 
 def test_a_record_still_goes_when_no_live_entry_names_him(client, corrected, editor):
     for slug in ["interconnect", "scale-out-network"]:
-        workflow.unpublish_entry(Entry.objects.get(slug=slug), user=editor)
+        workflow.unpublish_entry(Entry.objects.get(slug=slug), user=editor, comment="Withdrawn.")
     assert client.get("/people/jeetu-patel/").status_code == 404
     assert not PublicRecord.objects.filter(kind="person", object_id=corrected.pk).exists()
 
@@ -135,7 +139,9 @@ def test_a_tag_rename_reaches_every_live_entry_and_stands_when_its_entry_is_with
         page = client.get(f"/glossary/{slug}/").content.decode()
         assert RENAMED in page and ">ai-infrastructure<" not in page, slug
         assert RENAMED in client.get(f"/api/v1/entries/{slug}/").json()["tags"], slug
-    workflow.unpublish_entry(Entry.objects.get(slug="training"), user=second_editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="training"), user=second_editor, comment="Withdrawn."
+    )
     assert RENAMED in client.get("/tags/").content.decode()
     assert client.get("/api/v1/tags/ai-infrastructure/").json()["name"] == RENAMED
     for slug in ["ai-factory", "inference"]:
@@ -149,7 +155,7 @@ def _a_second_entry_and_a_new_guest(episode: Episode, editor: User) -> Person:
     other = Entry.objects.get(slug="scale-out-network")
     patel = Person.objects.get(slug="jeetu-patel")
     other.quotes.create(episode=episode, speaker=patel, start=1540, text="Scale across.")
-    publishing.publish(other, user=editor)
+    make_live_unchecked(other, user=editor)
     zed = Person.objects.create(name="Zed Zebra", slug="zed-zebra")
     Appearance.objects.create(episode=episode, person=zed, role="guest", title="Chief Officer")
     return zed
@@ -161,9 +167,9 @@ def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(cl
     episode = Episode.objects.get(number=44)
     zed = _a_second_entry_and_a_new_guest(episode, editor)
     interconnect = Entry.objects.get(slug="interconnect")
-    publishing.publish(interconnect, user=editor)
+    make_live_unchecked(interconnect, user=editor)
     assert "Zed Zebra" in client.get("/episodes/demo-show/3/44/").content.decode()
-    workflow.unpublish_entry(interconnect, user=editor)
+    workflow.unpublish_entry(interconnect, user=editor, comment="Withdrawn.")
     assert "Zed Zebra" not in client.get("/episodes/demo-show/3/44/").content.decode()
     assert client.get("/people/zed-zebra/").status_code == 404
     # Another entry quotes him on another episode: his own record is back, not the guest.
@@ -171,7 +177,7 @@ def test_a_guest_added_with_a_withdrawn_entry_does_not_come_back_with_another(cl
     training.quotes.create(
         episode=Episode.objects.get(number=28), speaker=zed, start=60, text="Hello."
     )
-    publishing.publish(training, user=editor)
+    make_live_unchecked(training, user=editor)
     assert client.get("/people/zed-zebra/").status_code == 200
     for url in ["/episodes/demo-show/3/44/", "/api/v1/episodes/"]:
         body = client.get(url).content.decode()
@@ -218,10 +224,12 @@ def _assert_the_title_stands_without_the_guest(client, old: str) -> None:
 
 
 def test_an_episode_title_correction_stands_when_its_entry_is_unpublished(client, retitled, editor):
-    """Found by a hostile walk: a corrected title went back to the one it replaced on the
-    episode's page, every list of episodes and the other entry's page when the entry that
-    carried the correction was withdrawn. Its guests still follow the live versions."""
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    """A corrected title stays on the episode's page, every list of episodes and the other
+    entry's page when the entry that carried the correction is withdrawn. Its guests still
+    follow the live versions."""
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     _assert_the_title_stands_without_the_guest(client, retitled)
     publishing.rerender_all()
     _assert_the_title_stands_without_the_guest(client, retitled)
@@ -241,7 +249,9 @@ def test_an_episode_title_correction_stands_when_its_entry_is_deleted(client, re
 
 
 def test_a_later_publish_still_retitles_an_episode(client, retitled, writer, editor):
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     episode = Episode.objects.get(number=44)
     edit_object(writer, "glossary_episode", episode.pk, title="Scale Across, again")
     publish(Entry.objects.get(slug="scale-out-network"), writer=writer, editor=editor)
@@ -254,17 +264,17 @@ def test_a_later_publish_still_retitles_an_episode(client, retitled, writer, edi
 def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdrawal(
     client, demo, writer, editor, withdrawn_first
 ):
-    """A hostile walk: an episode moved to a new show, published so with one entry, then
-    moved back on the desk with nothing published. Withdrawing that entry (and `rerender`,
-    which every deploy runs) failed rendering the pages left, and the desk's move
-    changed what readers saw. An episode's address follows the live versions."""
+    """An episode moved to a new show, published so with one entry, then moved back on the
+    desk with nothing published: withdrawing that entry (and `rerender`, which every
+    deploy runs) renders the pages left, and the desk's move changes nothing readers see.
+    An episode's address follows the live versions."""
     episode = Episode.objects.get(number=28)
     home = episode.show
     patel = Person.objects.get(slug="jeetu-patel")
     for slug in ("scale-out-network", "interconnect"):
         entry = Entry.objects.get(slug=slug)
         entry.quotes.create(episode=episode, speaker=patel, start=60, text="Twenty-eight.")
-    publishing.publish(Entry.objects.get(slug="scale-out-network"), user=editor)
+    make_live_unchecked(Entry.objects.get(slug="scale-out-network"), user=editor)
     other = Show.objects.create(name="Other Show", slug="other-show")
     edit_object(writer, "glossary_episode", episode.pk, show=str(other.pk))
     publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
@@ -275,7 +285,9 @@ def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdra
 
     if not withdrawn_first:
         move_back()
-    workflow.unpublish_entry(Entry.objects.get(slug="interconnect"), user=editor)
+    workflow.unpublish_entry(
+        Entry.objects.get(slug="interconnect"), user=editor, comment="Withdrawn."
+    )
     if withdrawn_first:
         move_back()
     publishing.rerender_all()
@@ -289,15 +301,15 @@ def test_an_episode_moved_to_another_show_and_back_on_the_desk_breaks_no_withdra
 def test_a_renumbered_episode_gives_its_address_back_with_the_entry_that_carried_it(
     client, demo, writer, editor, admin_user
 ):
-    """A hostile walk: episode 28 renumbered 29 and published with one entry, that entry
-    deleted; the desk numbered it 28 again and made a new episode 29. Its address had
-    stood at 29, and two episodes shared /episodes/demo-show/2/29/."""
+    """Episode 28 renumbered 29 and published with one entry, that entry deleted; the desk
+    numbers it 28 again and makes a new episode 29. Two episodes must never share
+    /episodes/demo-show/2/29/, whichever address stood."""
     episode = Episode.objects.get(number=28)
     patel = Person.objects.get(slug="jeetu-patel")
     for slug in ("scale-out-network", "interconnect"):
         entry = Entry.objects.get(slug=slug)
         entry.quotes.create(episode=episode, speaker=patel, start=60, text="Twenty-eight.")
-    publishing.publish(Entry.objects.get(slug="scale-out-network"), user=editor)
+    make_live_unchecked(Entry.objects.get(slug="scale-out-network"), user=editor)
     edit_object(writer, "glossary_episode", episode.pk, number="29", title=RETITLED)
     publish(Entry.objects.get(slug="interconnect"), writer=writer, editor=editor)
     workflow.delete_entry(Entry.objects.get(slug="interconnect"), user=admin_user)
@@ -307,7 +319,7 @@ def test_a_renumbered_episode_gives_its_address_back_with_the_entry_that_carried
     new = Episode.objects.create(show=episode.show, season=2, number=29, title="Brand New")
     gpu = Entry.objects.get(slug="gpu")
     gpu.quotes.create(episode=new, speaker=patel, start=30, text="New.")
-    publishing.publish(gpu, user=editor)
+    make_live_unchecked(gpu, user=editor)
     assert "Brand New" in client.get("/episodes/demo-show/2/29/").content.decode()
     assert RETITLED in client.get("/episodes/demo-show/2/28/").content.decode()
     assert PublicRecord.objects.filter(kind="episode", slug="demo-show/2/29").count() == 1
@@ -321,7 +333,7 @@ def test_an_import_believes_no_record_its_versions_do_not_state(
     conor = Person.objects.get(slug="conor")
     # Published last, and naming no one.
     gpu = Entry.objects.get(slug="gpu")
-    publishing.publish(gpu, user=editor)
+    make_live_unchecked(gpu, user=editor)
     gpu.refresh_from_db()
     Person.objects.filter(pk=patel.pk).update(name="Unapproved Patel")
     draft = save_version(Entry.objects.get(slug="interconnect"), user=writer, comment="Draft.")
@@ -364,7 +376,7 @@ def test_an_import_believes_no_record_its_versions_do_not_state(
 def test_a_deleted_tag_keeps_its_page_while_a_live_entry_shows_it(client, demo, editor):
     """Deleting a tag on the desk takes the versions' index rows with it; the live entry
     carrying it still shows it until published again, and `rerender` (every deploy) must
-    not take its page away with nothing published (a hostile walk)."""
+    not take its page away with nothing published."""
     Tag.objects.get(slug="standards").delete()
     before = client.get("/tags/standards/")
     publishing.rerender_all()
@@ -373,14 +385,14 @@ def test_a_deleted_tag_keeps_its_page_while_a_live_entry_shows_it(client, demo, 
     assert after.content == before.content and b"Ultra Ethernet" in after.content
     assert 'href="/tags/standards/"' in client.get("/glossary/ultra-ethernet/").content.decode()
     # Published again without it, the entry takes the tag's page with it.
-    publishing.publish(Entry.objects.get(slug="ultra-ethernet"), user=editor)
+    make_live_unchecked(Entry.objects.get(slug="ultra-ethernet"), user=editor)
     assert client.get("/tags/standards/").status_code == 404
 
 
 def test_a_new_tag_never_takes_the_address_of_a_deleted_one_still_shown(client, demo, editor):
-    """The walk deleted "standards" (still on a live entry), then merged two tags into a
-    new "standards": taggit gave it the freed address, and /tags/ listed "standards"
-    twice, both at /tags/standards/."""
+    """ "standards" deleted (still on a live entry), then two tags merged into a new
+    "standards": taggit would give it the freed address, and /tags/ would list
+    "standards" twice, both at /tags/standards/."""
     Tag.objects.get(slug="standards").delete()
     merged = Tag.objects.create(name="standards")
     assert merged.slug == "standards_1"

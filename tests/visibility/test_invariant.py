@@ -226,7 +226,7 @@ class Desk(RuleBasedStateMachine):
             return
         term = entry.live_version.term if entry.live_version else None
         if how == "unpublish" and entry.is_live:
-            workflow.unpublish_entry(entry, user=self.editor)
+            workflow.unpublish_entry(entry, user=self.editor, comment="Withdrawn.")
         elif how == "archive" and entry.status != Entry.Status.ARCHIVED:
             workflow.archive_entry(entry, user=self.editor)
         elif how == "delete":

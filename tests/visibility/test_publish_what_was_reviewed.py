@@ -106,7 +106,7 @@ def test_a_withdrawn_target_keeps_the_name_it_was_published_under(client, demo, 
     editor could publish their own words."""
     inference = Entry.objects.get(slug="inference")
     edit_entry(editor, inference, term="The Editor's Unreviewed Name")
-    workflow.unpublish_entry(inference, user=editor)
+    workflow.unpublish_entry(inference, user=editor, comment="Withdrawn.")
     training = Entry.objects.get(slug="training")
     edit_entry(writer, training, summary="A writer's unrelated change.")
     workflow.submit_for_review(training, user=writer)

@@ -1,12 +1,12 @@
 """A show is named by a live version as its published document names it, never through the
 desk's episodes.
 
-Found by hostile walks (2026-12-03): a show's record was found "named" by a live version
-through the desk's current `Episode.show`. A writer moving an episode to another show,
-with nothing published, changed which live versions seemed to name each show: `manage.py
-rerender` (every deploy runs it) and the admin's unpublish failed with a KeyError, reading
-a show from a document that does not name it, and a show's record was deleted, leaving
-its episodes' pages without a show name.
+Were a show's record found "named" by a live version through the desk's current
+`Episode.show`, a writer moving an episode to another show, with nothing published, would
+change which live versions seemed to name each show: `manage.py rerender` (every deploy
+runs it) and the admin's unpublish would fail reading a show from a document that does
+not name it, and a show's record could be deleted, leaving its episodes' pages without a
+show name.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from editorial import workflow
 from glossary import publishing
 from glossary.models import Entry, EntryVersion, Episode, Person, PublicRecord, Show
 from tests.exchange.test_import_errors import empty_content, run_import, write
+from tests.live import make_live_unchecked
 from tests.visibility.desk import edit_object
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +40,7 @@ def other_show(demo, editor) -> Episode:
     gpu.quotes.create(
         episode=episode, speaker=Person.objects.get(slug="jeetu-patel"), start=30, text="Hi."
     )
-    publishing.publish(gpu, user=editor)
+    make_live_unchecked(gpu, user=editor)
     return episode
 
 
@@ -60,7 +61,7 @@ def test_a_desk_move_of_an_episode_blocks_no_withdrawal(client, other_show, writ
     demo_episode = Episode.objects.get(number=28)
     edit_object(writer, "glossary_episode", demo_episode.pk, show=str(other_show.show_id))
     edit_object(writer, "glossary_episode", other_show.pk, show=str(home.pk))
-    workflow.unpublish_entry(Entry.objects.get(slug="gpu"), user=editor)
+    workflow.unpublish_entry(Entry.objects.get(slug="gpu"), user=editor, comment="Withdrawn.")
     publishing.rerender_all()
     assert client.get("/episodes/other-show/1/99/").status_code == 404
     assert not PublicRecord.objects.filter(kind="show", slug="other-show").exists()

@@ -15,6 +15,7 @@ from django.urls import reverse
 from glossary import publishing
 from glossary.models import Entry, Listing
 from tests.concurrency import in_thread
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.workflow.formdata import form_data
 
@@ -23,7 +24,7 @@ def test_a_copy_read_before_a_withdrawal_and_saved_after_it_does_not_bring_the_p
     client, make_entry
 ):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     assert client.get("/glossary/widget/").status_code == 200
     read_by_the_form = Entry.objects.get(pk=entry.pk)
     publishing.unpublish(Entry.objects.get(pk=entry.pk))
@@ -41,12 +42,12 @@ def test_a_copy_read_before_a_publish_and_saved_after_it_keeps_the_new_version_l
     make_entry,
 ):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     first = Entry.objects.get(pk=entry.pk)
     fresh = Entry.objects.get(pk=entry.pk)
     fresh.summary = "The second summary."
     fresh.save()
-    publishing.publish(fresh)
+    make_live_unchecked(fresh)
     second = Entry.objects.get(pk=entry.pk).live_version
     assert second is not None and second != first.live_version
     first.body = "Edited on a copy read before the second publish."
@@ -60,7 +61,7 @@ def test_a_copy_read_before_a_publish_and_saved_after_it_keeps_the_new_version_l
 
 def test_a_deleted_entrys_copy_is_not_inserted_again(make_entry):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     copy = Entry.objects.get(pk=entry.pk)
     Entry.objects.get(pk=entry.pk).delete()
     copy.summary = "Saved after the deletion."
@@ -75,9 +76,9 @@ def test_a_deleted_entrys_copy_is_not_inserted_again(make_entry):
 def test_a_form_saved_while_its_entry_is_deleted_says_so_and_keeps_what_was_typed(
     make_entry, editor, admin_user, monkeypatch
 ):
-    """The walk's race: the admin read the entry, then another editor's deletion committed
-    before the form's conflict check locked it (both had waited behind a rerender). That
-    check then found no row and the save answered 500."""
+    """A race: the admin read the entry, then another editor's deletion committed before
+    the form's conflict check locked it (both had waited behind a rerender). The check
+    finds no row, and the save says so and keeps what was typed, instead of a 500."""
     entry = make_entry("Widget", slug="widget")
     client = client_for(editor)
     url = reverse("admin:glossary_entry_change", args=[entry.pk])

@@ -1,4 +1,4 @@
-"""Tags follow the roles; withdrawing an entry is complete (issue 10, 4 and 5)."""
+"""Tags follow the roles; withdrawing an entry is complete."""
 
 from __future__ import annotations
 
@@ -119,10 +119,11 @@ def test_an_admin_deletes_an_entry_with_its_history_and_readers_lose_it(
     client, demo, admin_user, editor, writer
 ):
     entry = Entry.objects.get(slug="inference")
-    workflow.unpublish_entry(entry, user=editor)  # some workflow history
+    loaded = WorkflowEvent.objects.filter(entry=entry).count()  # the demo's own publish
+    workflow.unpublish_entry(entry, user=editor, comment="Withdrawn.")  # some workflow history
     workflow.submit_for_review(entry, user=writer)
     workflow.publish_entry(entry, user=editor, override_reason="Back for the test.")
-    assert WorkflowEvent.objects.filter(entry=entry).count() == 3
+    assert WorkflowEvent.objects.filter(entry=entry).count() == loaded + 3
     page = client_for(admin_user).get(reverse("admin:glossary_entry_delete", args=[entry.pk]))
     assert page.status_code == 200
     response = client_for(admin_user).post(
@@ -162,7 +163,7 @@ def test_share_links_die_when_the_entry_is_withdrawn(demo, editor, admin_user, w
     link = _share(writer, entry)
     assert Client().get(link).status_code == 200
     if withdraw == "unpublish":
-        workflow.unpublish_entry(entry, user=editor)
+        workflow.unpublish_entry(entry, user=editor, comment="Withdrawn.")
     elif withdraw == "archive":
         workflow.archive_entry(entry, user=editor)
     else:

@@ -1,4 +1,4 @@
-"""Nothing a writer changes reaches readers until someone else publishes it (issue 10, 1-4)."""
+"""Nothing a writer changes reaches readers until someone else publishes it ."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.urls import reverse
 from editorial import workflow
 from glossary import publishing
 from glossary.models import Appearance, Entry, Episode, Organisation, Person
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.visibility.desk import edit_entry, edit_object, jsonld, public_fingerprint, publish
 
@@ -37,7 +38,7 @@ def test_a_see_also_target_without_a_live_version_is_named_as_the_linking_versio
     client, demo, writer, editor
 ):
     inference = Entry.objects.get(slug="inference")
-    workflow.unpublish_entry(inference, user=editor)
+    workflow.unpublish_entry(inference, user=editor, comment="Withdrawn.")
     edit_entry(writer, inference, term="Renamed Inference")
     training = Entry.objects.get(slug="training")
     publishing.rerender_all()
@@ -105,9 +106,9 @@ def test_rerender_refreshes_an_approved_correction_on_every_entry_page(client, d
     other = Entry.objects.get(slug="scale-out-network")
     episode = Episode.objects.get(number=44)
     other.quotes.create(episode=episode, speaker=patel, start=1540, text="Scale across.")
-    publishing.publish(other, user=editor)
+    make_live_unchecked(other, user=editor)
     Person.objects.filter(pk=patel.pk).update(name="Jeetu Patel Jr")
-    publishing.publish(Entry.objects.get(slug="interconnect"), user=editor)
+    make_live_unchecked(Entry.objects.get(slug="interconnect"), user=editor)
     # The other page was re-rendered with the approved name when it was published...
     assert "Jeetu Patel Jr" in client.get("/glossary/scale-out-network/").content.decode()
     # ...and `rerender` renders every page from the approved records again.

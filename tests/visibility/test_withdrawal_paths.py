@@ -1,4 +1,4 @@
-"""Withdrawal by every path a hostile walk tried beside the workflow's own.
+"""Withdrawal by every path beside the workflow's own.
 
 - Deleting a live version on its own (the versions' admin, as an admin) is refused: it
   would leave the page in the cache, the counts a row too high and the entry published
@@ -22,6 +22,7 @@ from django.urls import reverse
 from glossary import publishing, selectors
 from glossary.models import Entry, EntryVersion, Listing
 from tests.concurrency import backends_waiting_on_a_lock, in_thread, poll
+from tests.live import make_live_unchecked
 from tests.personas import client_for
 from tests.visibility.desk import edit_entry
 
@@ -51,7 +52,7 @@ def test_a_live_version_cannot_be_deleted_on_its_own(client, demo, admin_user):
 @pytest.mark.django_db
 def test_an_edit_recorded_after_an_archive_it_did_not_see_keeps_it_archived(make_entry):
     entry = make_entry("Widget", slug="widget")
-    publishing.publish(entry)
+    make_live_unchecked(entry)
     read_by_the_form = Entry.objects.get(pk=entry.pk)
     publishing.unpublish(Entry.objects.get(pk=entry.pk), archive=True)
     read_by_the_form.body = "Edited as it was archived."
@@ -72,7 +73,7 @@ def test_a_rerender_and_a_withdrawal_at_the_same_moment_both_finish(make_entry):
     (PostgreSQL ended one of them with "deadlock detected")."""
     entries = [make_entry(term, slug=term.lower()) for term in ("Alpha", "Beta", "Gamma")]
     for entry in entries:
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     withdrawn = entries[1]
     inside, go = threading.Event(), threading.Event()
 
@@ -108,11 +109,11 @@ def test_a_rerender_and_edits_of_many_entries_at_the_same_moment_both_finish(
 ):
     """A tag merge records a version of each entry it touches, locking them one by one in
     A–Z order. A rerender about to commit (which then takes a share of every live entry's
-    row, in the order it listed them) and such a merge deadlocked (hostile walk 3); now the
-    merge waits for the rerender before it locks any entry."""
+    row, in the order it listed them) and such a merge would deadlock, so the merge waits
+    for the rerender before it locks any entry."""
     entries = [make_entry(term, slug=term.lower()) for term in ("Zulu", "Mike", "Alpha")]
     for entry in entries:
-        publishing.publish(entry)
+        make_live_unchecked(entry)
     # The order the rerender lists the entries in again, so checks them at its commit; the
     # merge's order (A–Z) is another, here the opposite one, whatever the ids.
     relisted = [v.entry_id for v in selectors.live_versions().only("pk", "entry")]
@@ -163,8 +164,8 @@ def test_a_rerender_and_edits_of_many_entries_at_the_same_moment_both_finish(
 @pytest.mark.django_db
 @pytest.mark.parametrize("withdrawal", ["unpublish", "archive"])
 def test_no_new_preview_link_shows_withdrawn_text(entry_in_review, editor, writer, withdrawal):
-    """A hostile walk (2026-12-03): a withdrawal stopped the entry's share links, and the
-    writer made a new one showing the withdrawn page to anyone with it."""
+    """A withdrawal stops the entry's share links, and the writer cannot make a new one
+    showing the withdrawn page to anyone with it."""
     from editorial import workflow
 
     entry = entry_in_review()
@@ -180,7 +181,7 @@ def test_no_new_preview_link_shows_withdrawn_text(entry_in_review, editor, write
     assert "no preview link is made" in page and "/preview/s/" not in page
     assert not entry.share_links.exists()
     if withdrawal == "unpublish":
-        # Changed and changed back, it says what was withdrawn (the second walk).
+        # Changed and changed back, it says what was withdrawn.
         withdrawn = entry.summary
         edit_entry(writer, entry, summary=withdrawn + " X")
         edit_entry(writer, entry, summary=withdrawn)

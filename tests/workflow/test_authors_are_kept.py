@@ -1,17 +1,16 @@
 """Whoever wrote part of a change stays its author until another editor publishes it.
 
-A hostile walk (2026-12-03) found two ways the desk forgot an author, so that the author
-could publish their own text alone:
+The desk must not forget an author, or the author could publish their own text alone:
 
-- deleting an account emptied its versions' author: an admin deleted an editor and made
-  a new account of the same name, which then published the old account's unapproved
-  text. An account that wrote versions or took workflow steps is now kept (deactivate
-  it instead), through the admin's delete page and its bulk action alike.
-- an edit to a shared record was credited only to the entries showing the record when
-  it was made: an editor retitled a source nobody cited, an entry took it up later (a
-  new citation, a rollback to a version citing it) in a version credited to someone
-  else, and the editor published their own title. Now whoever added or changed a
-  record is an author of any change that would show readers the record as it now is.
+- deleting an account would empty its versions' author (an admin could delete an editor
+  and make a new account of the same name, which would then publish the old account's
+  unapproved text). An account that wrote versions or took workflow steps is kept
+  (deactivate it instead), through the admin's delete page and its bulk action alike.
+- an edit to a shared record credited only to the entries showing the record when it was
+  made would let an editor retitle a source nobody cited, wait for an entry to take it
+  up later (a new citation, a rollback to a version citing it) in a version credited to
+  someone else, and publish their own title. So whoever added or changed a record is an
+  author of any change that would show readers the record as it now is.
 """
 
 from __future__ import annotations
@@ -155,7 +154,8 @@ def test_a_rollback_that_brings_back_a_source_an_editor_retitled_is_not_theirs_t
     second_editor: User,
     admin_user: User,
 ) -> None:
-    """The fifth walk: the retitled source came back with a rollback by another editor."""
+    """The retitled source, brought back by another editor's rollback, is still its
+    retitler's change."""
     entry = entry_in_review()
     workflow.publish_entry(entry, user=second_editor)
     first = entry.versions.get(number=1)
@@ -220,9 +220,9 @@ def test_a_merged_entry_is_not_for_the_author_the_file_names_to_publish(
     second_editor: User,
     tmp_path: Any,
 ) -> None:
-    """The walk's third break: `import_glossary --merge` added a draft with no version,
-    and publishing it saved one credited to the publisher, so the editor the file named
-    as its writer published their own text."""
+    """A draft added by `import_glossary --merge` carries a version credited to the writer
+    the file names, so that writer cannot publish their own text (with no version,
+    publishing would save one credited to the publisher)."""
     entry_in_review()  # the exported row the merged entry copies
     path = tmp_path / "export.json"
     call_command("export_glossary", str(path), "--no-progress")
@@ -245,8 +245,8 @@ def test_a_merged_entry_is_not_for_the_author_the_file_names_to_publish(
 def test_a_draft_version_is_not_deleted_on_its_own(
     entry_in_review: Callable[..., Entry], writer: User, editor: User, admin_user: User
 ) -> None:
-    """The walk's second break: an admin deleted the editor's draft version, the writer
-    saved the same text again as a version of their own, and the editor published it."""
+    """An editor's draft version cannot be deleted on its own, so the writer cannot save
+    the same text again as a version of their own for the editor to publish."""
     entry = entry_in_review()
     edit_entry(editor, entry, body="The editor's unapproved text.")
     draft = entry.versions.get(number=2)
@@ -290,8 +290,8 @@ def add_citation_row(client: Any, entry: Entry, term: str | None = None, **row: 
 def test_a_source_made_by_pasting_a_url_into_a_citation_is_its_pasters(
     entry_in_review: Callable[..., Entry], writer: User, editor: User, second_editor: User
 ) -> None:
-    """The second walk's first break: the entry form made the source from a pasted URL
-    and a title, and noted no editor, even when the rest of the form was refused."""
+    """The entry form that makes a source from a pasted URL and a title notes its editor,
+    even when the rest of the form is refused."""
     planted = "https://docs.example/planted-by-the-editor"
     mine = entry_in_review("Mine")
     refused = add_citation_row(
@@ -312,9 +312,9 @@ def test_a_source_made_by_pasting_a_url_into_a_citation_is_its_pasters(
 def test_a_transcript_an_editor_uploaded_is_theirs_in_a_quote_another_entry_takes_up(
     demo: Any, writer: User, editor: User, second_editor: User
 ) -> None:
-    """The second walk's second break: a quote's check freezes the transcript around it
-    into the version, so the uploader's planted line reached readers in an entry the
-    writer saved, published by the uploader."""
+    """A quote's check freezes the transcript around it into the version, so a
+    transcript's uploader is an author of that passage: their planted line cannot reach
+    readers in an entry the writer saved, published by the uploader."""
     quoted = Quote.objects.get(entry__slug="interconnect", start=1538)
     episode = quoted.episode
     planted = "A line the editor wrote, never said on air."

@@ -30,6 +30,7 @@ from glossary.models import (
     SeeAlso,
     Source,
 )
+from tests.live import make_live_unchecked
 
 pytestmark = pytest.mark.django_db
 
@@ -214,8 +215,8 @@ def test_a_back_dated_publish_does_not_take_a_record_from_a_newer_live_version(
     Quote.objects.create(entry=older, episode=episode, speaker=person, start=70, text="Yo.")
     ready = publishing.save_version(older)  # names her "Ada Guest"
     Person.objects.filter(pk=person.pk).update(name="Ada Renamed")
-    publishing.publish(newer, now=NOW)  # names her "Ada Renamed", published at NOW
-    publishing.publish(older, version=ready, now=NOW - datetime.timedelta(days=1))
+    make_live_unchecked(newer, now=NOW)  # names her "Ada Renamed", published at NOW
+    make_live_unchecked(older, version=ready, now=NOW - datetime.timedelta(days=1))
     record = PublicRecord.objects.get(kind="person", object_id=person.pk)
     assert record.name == "Ada Renamed"
     assert record.version == newer.versions.get()

@@ -194,7 +194,20 @@ def test_unpublish_takes_the_entry_off_the_site_and_keeps_its_versions(ready_ent
     assert ready_entry.versions.count() == 1
     assert _events(ready_entry)[-1] == ("unpublish", "published", "draft", "ed_editor")
     with pytest.raises(workflow.InvalidTransition, match="not published"):
-        workflow.unpublish_entry(ready_entry, user=editor)
+        workflow.unpublish_entry(ready_entry, user=editor, comment="Withdrawn.")
+
+
+@pytest.mark.parametrize("reason", ["", "   \n "])
+def test_an_unpublish_without_a_reason_is_refused_from_any_caller(
+    ready_entry, writer, editor, reason
+):
+    workflow.submit_for_review(ready_entry, user=writer)
+    workflow.publish_entry(ready_entry, user=editor)
+    with pytest.raises(workflow.WorkflowError, match="Write why the entry is coming down"):
+        workflow.unpublish_entry(ready_entry, user=editor, comment=reason)
+    ready_entry.refresh_from_db()
+    assert ready_entry.is_live
+    assert _events(ready_entry)[-1][0] == "publish"
 
 
 def test_archive_and_restore(ready_entry, writer, editor):

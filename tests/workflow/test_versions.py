@@ -201,8 +201,8 @@ def test_rollback_restores_everything_the_snapshot_holds(demo, second_editor):
 
 
 def test_rollback_restores_tags_by_id_and_says_which_were_deleted(demo, editor):
-    """A hostile walk: a tag deleted since came back from a rollback as a new tag, and a
-    renamed one under its old name, neither announced."""
+    """A rollback restores tags by id: a tag deleted since does not come back as a new tag,
+    nor a renamed one under its old name, and the warnings name them."""
     entry = Entry.objects.get(slug="ai-factory")
     old = entry.live_version
     assert old is not None

@@ -37,8 +37,8 @@ def child_environment(run_dir: Path) -> dict[str, str]:
     # Tasks go to the worker, not run inside the web request.
     env["CELERY_TASK_ALWAYS_EAGER"] = "false"
     env.setdefault("CELERY_BEAT_SCHEDULE_FILENAME", str(run_dir / "celerybeat-schedule"))
-    # The demo cites real-world pages: beat checks them only when asked to, and confirming
-    # a citation does not fetch its page unasked either (a walk's confirmation did).
+    # The demo cites real-world pages: a local desk reaches out to them only when asked.
+    # Beat checks them only on request, and confirming a citation fetches nothing.
     env.setdefault("LINKCHECK_ON_SCHEDULE", "false")
     env.setdefault("SOURCETEXT_FETCH_ON_CONFIRM", "false")
     env.setdefault("ARCHIVE_ON_CONFIRM", "false")
