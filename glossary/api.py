@@ -30,7 +30,7 @@ from ninja.decorators import decorate_view
 from ninja.errors import ValidationError as NinjaValidationError
 from pydantic import Field
 
-from glossary import document, selectors
+from glossary import document, listing_reads, selectors
 from glossary.cache import content_etag, public_page
 from glossary.document import EntryDocument, Facts
 from glossary.entry_page import disclosure_parts, moment
@@ -580,11 +580,11 @@ def _bad_parameter(request: HttpRequest, exc: NinjaValidationError) -> HttpRespo
 def entries(request: HttpRequest, paging: Query[Paging]) -> HttpResponse:
     # Each item rendered at publish (glossary.listing_rows) and read a page at a time from the
     # live listing's A–Z index, counted from the kept total: nothing validated per request.
-    total = selectors.listing_count(ListingCount.TOTAL, 0)
+    total = listing_reads.listing_count(ListingCount.TOTAL, 0)
     pages = num_pages(total, paging.page_size)
     if paging.page > pages:
         raise ApiError(404, f"There is no page {paging.page}; the last page is {pages}.")
-    rows = selectors.listed_a_to_z(
+    rows = listing_reads.listed_a_to_z(
         "l.api_row",
         offset=(paging.page - 1) * paging.page_size,
         limit=paging.page_size,

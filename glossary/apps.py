@@ -13,9 +13,9 @@ class GlossaryConfig(AppConfig):
         from taggit.models import Tag
 
         from glossary.cache import connect_signals
-        from glossary.reference_views import store_touched_pages
         from glossary.show_site import connect_signals as connect_show_sites
         from glossary.signals import live_content_changed
+        from glossary.stored_pages import store_touched_pages
         from glossary.topics import give_every_topic_an_address, keep_published_addresses
 
         connect_signals()

@@ -20,7 +20,7 @@ from django.utils.http import http_date
 from django.utils.translation import get_language
 from django.utils.xmlutils import SimplerXMLGenerator
 
-from glossary import selectors
+from glossary import listing_reads
 from glossary.paths import absolute, localise, path_for, site_name
 
 FEED_SIZE = 50
@@ -43,7 +43,7 @@ class _WrittenFeed(Atom1Feed):
 
 def entry_feed(request: HttpRequest) -> HttpResponse:
     # Only the newest entry's time is the feed's: the others' are not read.
-    rows = selectors.newest_listings("l.feed_entry", limit=FEED_SIZE, times="first")
+    rows = listing_reads.newest_listings("l.feed_entry", limit=FEED_SIZE, times="first")
     feed_url = absolute(path_for("glossary:feed"))
     feed = _WrittenFeed(
         [localise(entry) for entry, _ in rows],

@@ -18,7 +18,7 @@ runs), because:
 
 Autovacuum mends all of this eventually, at a time nobody chooses. So every bulk write
 runs inside `bulk_write`, which also stores the first pages its publishes touched once,
-at its end (glossary.reference_views.storing_once), then vacuums and analyses the tables
+at its end (glossary.stored_pages.storing_once), then vacuums and analyses the tables
 it filled once they are committed.
 """
 
@@ -33,7 +33,7 @@ from django.apps import apps
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 
-from glossary.reference_views import storing_once
+from glossary.stored_pages import storing_once
 
 logger = logging.getLogger(__name__)
 

@@ -11,33 +11,26 @@ reads a fixed number of rows whatever the size of the glossary.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import html
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.db import connection
-from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import dateformat
 from django.views.decorators.http import require_safe
 
-from glossary import document, selectors
+from glossary import document, listing_reads, page_fingerprints, selectors
 from glossary.cache import public_page
 from glossary.entry_page import Moment
-from glossary.models import PublicRecord, StoredPage
+from glossary.listing_reads import Record
+from glossary.models import PublicRecord
+from glossary.page_fingerprints import Stored
 from glossary.pagination import PAGE_PARAM, num_pages, page_number, pager, pager_html, paginate
 from glossary.paths import absolute, current_show, localise, path_for, paths_for, site_name
-from glossary.selectors import Record, Stored
 from glossary.shells import Shell
 from glossary.timestamps import format_timestamp, iso_duration
 
@@ -188,7 +181,7 @@ def tag_list(request: HttpRequest) -> HttpResponse:
 @public_page(reads=(PAGE_PARAM,))
 def tag(request: HttpRequest, slug: str) -> HttpResponse:
     """A page of the live entries carrying a tag: their rows, read from the listing's index."""
-    found = selectors.public_record_at(Kind.TAG, slug)
+    found = listing_reads.public_record_at(Kind.TAG, slug)
     if found is None:
         raise Http404("No published entries carry this tag.")
     record, count = found
@@ -255,7 +248,7 @@ def _listed(
     number = page_number(request, pages)
     if number == 1 and first is not None and _first_read(request):
         return first, pager_html(request, number, pages)
-    listed = selectors.listed_naming(
+    listed = listing_reads.listed_naming(
         kind,
         object_id,
         columns,
@@ -335,7 +328,7 @@ def episode(request: HttpRequest, show: str, season: int, number: int) -> HttpRe
     )
 
 
-def _episode_values(request: HttpRequest, found: selectors.RecordListing) -> dict[str, str]:
+def _episode_values(request: HttpRequest, found: listing_reads.RecordListing) -> dict[str, str]:
     """An episode's page as its shell's values, but its address."""
     # With the records of its show, sponsors, guests and their employers.
     record, count, first, named = found.record, found.entries, found.first, found.named
@@ -456,7 +449,7 @@ def person(request: HttpRequest, slug: str) -> HttpResponse:
     return _object_page(request, Kind.PERSON, slug, "No public page for this person.")
 
 
-def _person_values(request: HttpRequest, found: selectors.ObjectPage) -> dict[str, str]:
+def _person_values(request: HttpRequest, found: listing_reads.ObjectPage) -> dict[str, str]:
     """A person's page as its shell's values, but its address."""
     record, appeared = found.record, found.episodes
     listed, pager = _listed(
@@ -509,7 +502,7 @@ def organisation(request: HttpRequest, slug: str) -> HttpResponse:
     return _object_page(request, Kind.ORGANISATION, slug, "No public page for this organisation.")
 
 
-def _organisation_values(request: HttpRequest, found: selectors.ObjectPage) -> dict[str, str]:
+def _organisation_values(request: HttpRequest, found: listing_reads.ObjectPage) -> dict[str, str]:
     """An organisation's page as its shell's values, but its address."""
     record, related, named = found.record, found.episodes, found.named
     org_id = record.object_id
@@ -576,42 +569,15 @@ def _organisation_values(request: HttpRequest, found: selectors.ObjectPage) -> d
 # Their pages are the heaviest of the site to build in Python: fifty entries' links and
 # moments, fifty episodes' appearances, every quote. After each publish, the first page
 # of each episode, person and organisation the change touched is rendered once and
-# stored (`store_first_pages`), and a reader is served it only while the page's
+# stored (glossary.stored_pages), and a reader is served it only while the page's
 # statement, reading every row the page shows, fingerprints those rows as the stored
-# page's (glossary.selectors._stored_or_rows). The database reads the rows for every
+# page's (glossary.page_fingerprints). The database reads the rows for every
 # request still; only the rendering is saved. So nothing a reader sees through a stored
 # page differs from what the rows say now: a withdrawal changes the rows, and the page
 # is rendered from them until it is stored again.
 
 
-def _code_digest() -> str:
-    """The code a stored page was rendered by: this package's modules and its models
-    package's, the project's URLconf and the language dates are written in, as they are
-    when this module is imported, so as the process runs them (a worker still running
-    the last release after a deploy stores pages under the last release's digest, never
-    the new one's). A deploy that changes any of them leaves every stored page unused
-    until it is stored again (`manage.py rerender`, which every deploy runs, stores them
-    all)."""
-    digest = hashlib.sha256(settings.LANGUAGE_CODE.encode())
-    package = Path(__file__).resolve().parent
-    # Found, not imported: the URLconf imports this module.
-    urlconf = find_spec(settings.ROOT_URLCONF)
-    files = sorted([*package.glob("*.py"), *package.glob("models/*.py")])
-    if urlconf is not None and urlconf.origin:
-        files.append(Path(urlconf.origin))
-    for path in files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-_CODE = _code_digest()
-
-
-def _rendered_by() -> str:
-    return _CODE
-
-
-def _stamp(request: HttpRequest) -> str | None:
+def first_page_stamp(request: HttpRequest) -> str | None:
     """What else the first page is rendered from, besides its rows; None for a later page,
     never stored (nor `?page=1`). The page reads no other parameter.
 
@@ -620,17 +586,17 @@ def _stamp(request: HttpRequest) -> str | None:
     for one site is ever served on another."""
     if PAGE_PARAM in request.GET or current_show() is not None:
         return None
-    return f"{_rendered_by()}\n{request.path}\n"
+    return f"{page_fingerprints.rendered_by()}\n{request.path}\n"
 
 
 def _read_named(kind: str, slug: str, first: int, stamp: str | None, fresh: bool) -> Any:
-    return selectors.public_record_and_episodes(
+    return listing_reads.public_record_and_episodes(
         kind, slug, EPISODES_SHOWN, first, stamp, fresh=fresh
     )
 
 
 def _read_episode(kind: str, slug: str, first: int, stamp: str | None, fresh: bool) -> Any:
-    return selectors.public_record_listing(kind, slug, first, stamp, fresh=fresh)
+    return listing_reads.public_record_listing(kind, slug, first, stamp, fresh=fresh)
 
 
 @dataclass(frozen=True)
@@ -646,7 +612,7 @@ class _Kept:
     values: Callable[[HttpRequest, Any], dict[str, str]]
 
 
-_STORED_KINDS: dict[str, _Kept] = {
+STORED_KINDS: dict[str, _Kept] = {
     Kind.PERSON: _Kept("glossary:person", _PERSON, _read_named, _person_values),
     Kind.ORGANISATION: _Kept(
         "glossary:organisation", _ORGANISATION, _read_named, _organisation_values
@@ -658,98 +624,9 @@ _STORED_KINDS: dict[str, _Kept] = {
 def _object_page(request: HttpRequest, kind: str, slug: str, missing: str) -> HttpResponse:
     """An episode's, person's or organisation's page: stored, while its rows are unchanged,
     or built from them."""
-    kept = _STORED_KINDS[kind]
-    found = kept.read(kind, slug, _first_read(request), _stamp(request), False)
+    kept = STORED_KINDS[kind]
+    found = kept.read(kind, slug, _first_read(request), first_page_stamp(request), False)
     if found is None:
         raise Http404(missing)
     values = json.loads(found.parts) if isinstance(found, Stored) else kept.values(request, found)
     return HttpResponse(kept.shell.fill(canonical_url=_escape(absolute(request.path)), **values))
-
-
-def store_first_pages(keys: Iterable[tuple[str, str]], *, again: bool = False) -> int:
-    """Render and store the first page of each (kind, slug) whose stored page is not its
-    rows' (`again`: each one, replacing whatever is stored; PostgreSQL only, elsewhere
-    every page is rendered per request). How many were stored."""
-    if connection.vendor != "postgresql":
-        return 0
-    made: list[tuple[str, str, str, str]] = []
-    stored = 0
-    for kind, slug in keys:
-        kept = _STORED_KINDS[kind]
-        request = HttpRequest()
-        request.method, request.path = "GET", path_for(kept.route, *slug.split("/"))
-        found = kept.read(kind, slug, ENTRIES_PAGE_SIZE, _stamp(request), again)
-        if found is not None and not isinstance(found, Stored):
-            values = json.dumps(kept.values(request, found))
-            made.append((kind, slug, found.fingerprint, values))
-        if len(made) == _STORE_BATCH:
-            selectors.write_stored_pages(made)
-            stored, made = stored + len(made), []
-    selectors.write_stored_pages(made)
-    return stored + len(made)
-
-
-# Pages written a statement at a time (each is about 15 KB).
-_STORE_BATCH = 100
-
-
-# While `storing_once` runs: the pages the publishes touched (None among them: all).
-_storing_once: ContextVar[set[tuple[str, str] | None] | None] = ContextVar(
-    "_storing_once", default=None
-)
-
-
-@contextmanager
-def storing_once() -> Iterator[None]:
-    """Publishes in this block store no page; at its end the pages they touched are stored,
-    each once (`generate_glossary`: a page stored after each of ten thousand publishes
-    would be rendered again and again for nothing)."""
-    touched: set[tuple[str, str] | None] = set()
-    token = _storing_once.set(touched)
-    try:
-        yield
-    finally:
-        _storing_once.reset(token)
-    if None in touched:
-        store_all_first_pages()
-    else:
-        store_first_pages(sorted(key for key in touched if key is not None))
-
-
-def store_all_first_pages() -> int:
-    """Render and store every episode's, person's and organisation's first page again,
-    replacing what is stored, and forget the pages stored at addresses no record has any
-    more (a renamed person's old one). How many were stored."""
-    keys = selectors.pages_touched(None)
-    if connection.vendor == "postgresql":
-        kept = PublicRecord.objects.filter(kind=OuterRef("kind"), slug=OuterRef("slug"))
-        StoredPage.objects.exclude(Exists(kept)).delete()
-    return store_first_pages(keys, again=True)
-
-
-def store_touched_pages(
-    entry_ids: Sequence[int] | None = None,
-    pages: Sequence[tuple[str, str]] | None = None,
-    **_: Any,
-) -> None:
-    """After a publish, withdrawal, re-render or import is committed
-    (glossary.signals.live_content_changed): store the first pages it touched (`pages`,
-    found before the commit), or every one when every live page changed. A failure here
-    leaves those pages rendered per request, as correct and slower; it never undoes the
-    change."""
-    touched = _storing_once.get()
-    if touched is not None:
-        if pages is None and entry_ids is None:
-            touched.add(None)
-        else:
-            touched.update(pages if pages is not None else selectors.pages_touched(entry_ids))
-        return
-    try:
-        if pages is not None:
-            store_first_pages(pages)
-        elif entry_ids is None:
-            store_all_first_pages()
-        else:
-            store_first_pages(selectors.pages_touched(entry_ids))
-    except Exception:
-        logger.exception("Could not store the first pages touched by entries %s", entry_ids)

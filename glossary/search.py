@@ -33,7 +33,7 @@ runs it):
   a tier is a column filter) and `glossary_search_names` (trigram tokenizer;
   candidates for misspellings, scored with rapidfuzz).
 
-Every query reads only listing rows of live versions (glossary.selectors, `_IS_LIVE`):
+Every query reads only listing rows of live versions (glossary.listing_reads, `_IS_LIVE`):
 an index row for a version that is no longer live is never shown.
 """
 
@@ -49,7 +49,7 @@ from typing import Any, Literal, overload
 from django.db import connection
 from rapidfuzz import fuzz
 
-from glossary import document, listing_index, selectors
+from glossary import document, listing_index, listing_reads, selectors
 from glossary.models import EntryVersion
 
 MAX_QUERY_LENGTH = 200
@@ -136,7 +136,7 @@ class _Tier:
 
     `past_first` (the second tier's): its condition but for leaving out the first tier's
     rows, which the first page's statement leaves out by id instead
-    (selectors.live_listing_two_tiers).
+    (listing_reads.live_listing_two_tiers).
     """
 
     where: str
@@ -343,7 +343,7 @@ def _read(
         # The first page: the first two tiers in one statement (a word in every summary
         # fills it from the second), with the second's count.
         past_first, past_params = tiers[1].past_first
-        first, second, counted = selectors.live_listing_two_tiers(
+        first, second, counted = listing_reads.live_listing_two_tiers(
             columns,
             (tiers[0].where, tiers[0].params, tiers[0].order, tiers[0].order_params),
             (past_first, past_params, tiers[1].order, tiers[1].order_params),
@@ -381,7 +381,7 @@ def _read_from(
             break
         skip = max(0, start - before)
         need = stop - max(start, before)
-        found = selectors.live_listing_rows(
+        found = listing_reads.live_listing_rows(
             columns,
             tier.where,
             tier.params,
@@ -397,7 +397,7 @@ def _read_from(
             sizes[i] = skip + len(found)
         else:
             # The slice starts past this tier's end: how long was it?
-            sizes[i] = selectors.live_listing_count(tier.where, tier.params, limit=skip)
+            sizes[i] = listing_reads.live_listing_count(tier.where, tier.params, limit=skip)
         before += sizes[i]
     return rows[: max(0, stop - start)]
 
@@ -414,7 +414,9 @@ def _count(tiers: list[_Tier], limit: int, sizes: dict[int, int]) -> int:
         if total >= limit:
             break
         if i not in sizes:
-            sizes[i] = selectors.live_listing_count(tier.where, tier.params, limit=limit - total)
+            sizes[i] = listing_reads.live_listing_count(
+                tier.where, tier.params, limit=limit - total
+            )
         total += sizes[i]
     return min(total, limit)
 
@@ -429,7 +431,7 @@ def _closest(q: str, shows: Shows) -> list[Hit]:
 
 
 def _closest_postgres(q: str, shows: Shows) -> list[Hit]:
-    rows = selectors.live_listing_rows(
+    rows = listing_reads.live_listing_rows(
         _HIT_COLUMNS[shows],
         # `names %> q`: pg_trgm's word similarity, served by the trigram index.
         "l.names %%> %s",
@@ -509,7 +511,7 @@ def _closest_sqlite(q: str, shows: Shows) -> list[Hit]:
     if not best:
         return []
     ids = sorted(best)
-    found = selectors.live_listing_rows(
+    found = listing_reads.live_listing_rows(
         f"l.version_id, {_HIT_COLUMNS[shows]}",
         f"l.version_id IN ({', '.join(['%s'] * len(ids))})",
         ids,

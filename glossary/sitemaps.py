@@ -28,15 +28,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
+from glossary.listing_reads import joined_a_to_z, listing_count
 from glossary.models import ListingCount, PublicRecord
 from glossary.pagination import num_pages, page_in_range
 from glossary.paths import absolute, current_show, localise, path_for
-from glossary.selectors import (
-    joined_a_to_z,
-    listing_count,
-    public_records,
-    published_entries,
-)
+from glossary.selectors import public_records, published_entries
 
 # Addresses per sitemap page: small enough that a page costs no more than a public list
 # page to serve (bench/web), far under the protocol's 50,000.

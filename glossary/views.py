@@ -24,7 +24,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils import dateformat, timezone
 from django.views.decorators.http import require_safe
 
-from glossary import selectors
+from glossary import listing_reads, selectors
 from glossary.api import openapi_document
 from glossary.cache import public_page
 from glossary.listing_index import GROUPS
@@ -98,12 +98,12 @@ def home(request: HttpRequest) -> HttpResponse:
 
     One statement whatever the glossary's size: the letters' counts (kept at publish),
     the recently updated entries and the page's rows from the A–Z index
-    (glossary.listing_index, `selectors.a_to_z_page`).
+    (glossary.listing_index, `listing_reads.a_to_z_page`).
     """
     # The page's rows are read with the counts; whether it is a page at all is answered
     # once the counts are in, with a 404 that says which pages there are.
     asked = page_in_range(request.GET.get(PAGE_PARAM, "1")) or 1
-    counts, recent, rows = selectors.a_to_z_page(
+    counts, recent, rows = listing_reads.a_to_z_page(
         recent=RECENT_COUNT, offset=(asked - 1) * INDEX_PAGE_SIZE, limit=INDEX_PAGE_SIZE
     )
     per_letter = [counts.get(i, 0) for i in range(len(GROUPS))]

@@ -159,7 +159,7 @@ def ensure_database(size: int, *, fresh: bool) -> str:
     # (glossary.reference_views). Quick when the generator has just stored them.
     subprocess.run(
         [PY, "manage.py", "shell", "-v", "0", "-c",
-         "from glossary.reference_views import store_all_first_pages as store; "
+         "from glossary.stored_pages import store_all_first_pages as store; "
          "print(f'  {store()} first pages stored')"],
         cwd=ROOT, env=env, check=True,
     )  # fmt: skip

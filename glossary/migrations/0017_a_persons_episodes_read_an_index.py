@@ -1,5 +1,5 @@
 # A person's or organisation's first episodes in list order read each linked episode's place
-# from this index instead of its whole record (glossary.selectors.public_record_and_episodes).
+# from this index instead of its whole record (glossary.listing_reads.public_record_and_episodes).
 
 from django.db import migrations, models
 

@@ -1,5 +1,5 @@
 # Each link carries its episode record's sort key, so a person's or organisation's first
-# episodes in list order are a range of one index (glossary.selectors.public_record_and_episodes)
+# episodes in list order are a range of one index (glossary.listing_reads.public_record_and_episodes)
 # and the records' place index of 0017 is no longer read. The links already kept get their
 # episode's key here; publishing keeps it from now on (glossary.records.refresh_links).
 

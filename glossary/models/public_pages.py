@@ -122,7 +122,7 @@ class ListingName(models.Model):
 
 class StoredPage(models.Model):
     """An episode's, person's or organisation's first page as rendered after the publish that
-    last changed it (glossary.reference_views.store_first_pages), with the fingerprint of
+    last changed it (glossary.stored_pages.store_first_pages), with the fingerprint of
     every row it was rendered from.
 
     A reader is served it only while the rows the page reads, read again by the same

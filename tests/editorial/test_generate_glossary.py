@@ -12,7 +12,7 @@ from django.db.models import Count
 
 from demo import generate
 from editorial.models import WorkflowEvent
-from glossary import reference_views
+from glossary import stored_pages
 from glossary.models import (
     Citation,
     Entry,
@@ -156,13 +156,13 @@ def test_every_episodes_persons_and_organisations_first_page_is_stored_once_at_t
     roles: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
-    store = reference_views.store_first_pages
+    store = stored_pages.store_first_pages
 
     def counted(keys: Any, **options: Any) -> int:
         calls.append(1)
         return store(keys, **options)
 
-    monkeypatch.setattr(reference_views, "store_first_pages", counted)
+    monkeypatch.setattr(stored_pages, "store_first_pages", counted)
     run(12, seed=1)
     assert len(calls) == 1
     records = set(
@@ -172,5 +172,5 @@ def test_every_episodes_persons_and_organisations_first_page_is_stored_once_at_t
     )
     assert records and set(StoredPage.objects.values_list("kind", "slug")) == records
     # Each is current: storing finds nothing to store.
-    monkeypatch.setattr(reference_views, "store_first_pages", store)
-    assert reference_views.store_first_pages(sorted(records)) == 0
+    monkeypatch.setattr(stored_pages, "store_first_pages", store)
+    assert stored_pages.store_first_pages(sorted(records)) == 0

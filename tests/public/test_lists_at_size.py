@@ -322,7 +322,7 @@ def test_the_plans_kept_statements_run_with_read_only_what_a_page_shows(client, 
         kept.clear()
         with connection.execute_wrapper(keep):
             assert client.get(path).status_code == 200, path
-        # Search's statements are planned for their words (selectors._fetch, "for_values").
+        # Search's statements are planned for their words (prepared.fetch, "for_values").
         assert kept or name == "search", f"{name} ran no kept statement"
         with connection.cursor() as cursor:
             cursor.execute("SET plan_cache_mode = force_generic_plan")
@@ -335,7 +335,7 @@ def test_the_plans_kept_statements_run_with_read_only_what_a_page_shows(client, 
 def test_an_index_page_arrives_a_row_a_letter(client, at_size):
     """The database joins each letter's rows of an index page: 200 rows to convert and group
     in the web worker cost the page a fifth of its CPU (bench/README.md)."""
-    from glossary.selectors import a_to_z_page
+    from glossary.listing_reads import a_to_z_page
 
     counts, _, page = a_to_z_page(recent=5, offset=0, limit=200)
     letters = [initial for initial, _ in page]
@@ -374,8 +374,8 @@ def test_an_objects_page_lists_its_entries_without_reading_their_listings(client
 
 def test_a_sitemap_page_at_size_holds_its_page_of_the_a_to_z_list(client, at_size):
     """Page 2 of the entries' sitemap is the A–Z list's second 500, each once (the database
-    joins them as it reads them: selectors.joined_a_to_z)."""
-    from glossary.selectors import listed_a_to_z
+    joins them as it reads them: listing_reads.joined_a_to_z)."""
+    from glossary.listing_reads import listed_a_to_z
 
     body = client.get("/sitemap-entries.xml?p=2").content.decode()
     shown = re.findall(r"<loc>[^<]*/glossary/([^/<]+)/</loc>", body)

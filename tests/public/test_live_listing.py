@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from django.db import IntegrityError, connection, transaction
 
-from glossary import document, listing_index, publishing, selectors
+from glossary import document, listing_index, listing_reads, publishing, selectors
 from glossary.models import (
     Appearance,
     Disclosure,
@@ -269,8 +269,8 @@ def test_the_newest_listings_carry_every_time_or_only_the_newest(make_entry):
     for n in range(3):
         with time_machine.travel(f"2026-11-0{n + 1} 09:00Z", tick=False):
             make_live_unchecked(make_entry(f"Gadget {n}", slug=f"gadget-{n}"))
-    each = selectors.newest_listings("l.slug", limit=3)
-    first = selectors.newest_listings("l.slug", limit=3, times="first")
+    each = listing_reads.newest_listings("l.slug", limit=3)
+    first = listing_reads.newest_listings("l.slug", limit=3, times="first")
     assert (
         [slug for slug, _ in first]
         == [slug for slug, _ in each]
@@ -286,13 +286,13 @@ def test_the_newest_listings_carry_every_time_or_only_the_newest(make_entry):
 
 def test_a_pages_stored_json_texts_are_decoded_together_each_to_its_own_value() -> None:
     texts = ['{"number": 7, "roles": [["guest", 3]]}', "", '[[60, "<li>a, b</li>"]]', "[]"]
-    assert selectors._loads_each(texts) == [
+    assert listing_reads._loads_each(texts) == [
         {"number": 7, "roles": [["guest", 3]]},
         None,
         [[60, "<li>a, b</li>"]],
         [],
     ]
-    assert selectors._loads_each([]) == []
+    assert listing_reads._loads_each([]) == []
     # One text holding two values would shift every value after it: refused, not misread.
     with pytest.raises(ValueError, match="more than one value"):
-        selectors._loads_each(["1, 2", "3"])
+        listing_reads._loads_each(["1, 2", "3"])

@@ -17,7 +17,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from editorial import workflow
-from glossary import publishing, reference_views
+from glossary import publishing, stored_pages
 from glossary.models import (
     Entry,
     Episode,
@@ -422,7 +422,7 @@ def test_a_stored_first_page_is_served_on_the_networks_site_only(
         entry=entry, episode=episode, at=30, speaker=person, text="Aardvark said."
     )
     make_live_unchecked(entry)
-    reference_views.store_all_first_pages()
+    stored_pages.store_all_first_pages()
     # A mark only the stored page carries: whoever shows it was served the stored page.
     stored = StoredPage.objects.get(kind=PublicRecord.Kind.PERSON, slug="gwen-guest")
     stored.parts = stored.parts.replace("Gwen Guest", "STORED MARK")

@@ -1,6 +1,6 @@
 """An episode's, a person's and an organisation's first page, stored after a publish
-(glossary.reference_views.store_first_pages), and served only while every row the page
-reads is what it was rendered from (glossary.selectors._stored_or_rows).
+(glossary.stored_pages.store_first_pages), and served only while every row the page
+reads is what it was rendered from (glossary.page_fingerprints.stored_or_rows).
 
 The rule these tests hold: a stored page never shows a reader anything the rows no
 longer say. Each test that puts a page back, or tampers with one, does what a render
@@ -19,7 +19,7 @@ from django.db import connection
 from django.test import Client
 
 import glossary.models
-from glossary import publishing, reference_views
+from glossary import page_fingerprints, publishing, stored_pages
 from glossary.models import (
     Appearance,
     Entry,
@@ -73,7 +73,7 @@ PAGES = (PERSON, ORGANISATION, EPISODE)
 
 
 def _store_all() -> None:
-    reference_views.store_all_first_pages()
+    stored_pages.store_all_first_pages()
 
 
 def _stored(kind: str, slug: str) -> StoredPage:
@@ -156,7 +156,7 @@ def test_a_page_is_not_served_for_other_code_or_another_address(
     # A parameter the page does not read changes nothing.
     assert b"STORED MARK" in client.get(PERSON + "?utm_source=feed").content
     # New code: the page stored by the old is not used.
-    monkeypatch.setattr(reference_views, "_rendered_by", lambda: "other code")
+    monkeypatch.setattr(page_fingerprints, "rendered_by", lambda: "other code")
     assert b"STORED MARK" not in client.get(PERSON).content
 
 
@@ -194,7 +194,7 @@ def test_a_failure_to_store_never_undoes_the_publish(
     def broken(keys: Any, **_: Any) -> int:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(reference_views, "store_first_pages", broken)
+    monkeypatch.setattr(stored_pages, "store_first_pages", broken)
     entry = Entry.objects.create(term="Stored Gamma", slug="stored-gamma", summary="S.")
     EpisodeReference.objects.create(
         entry=entry, episode=guest["episode"], at=40, speaker=guest["person"], text="Gamma."
@@ -216,7 +216,7 @@ def test_rerender_stores_every_first_page_again(
 
 def _current(*keys: tuple[str, str]) -> bool:
     """Whether each page stored for these addresses is its rows' (nothing left to store)."""
-    return reference_views.store_first_pages(keys) == 0 and StoredPage.objects.filter(
+    return stored_pages.store_first_pages(keys) == 0 and StoredPage.objects.filter(
         slug__in=[slug for _, slug in keys]
     ).count() == len(keys)
 
@@ -237,9 +237,9 @@ def test_the_code_digest_is_the_code_this_process_imported(
 ) -> None:
     """A worker still running the last release after a deploy changed the files must store
     its pages under the last release's digest, not the new files'."""
-    imported = reference_views._rendered_by()
-    monkeypatch.setattr(reference_views, "_code_digest", lambda: "the files as they are now")
-    assert reference_views._rendered_by() == imported
+    imported = page_fingerprints.rendered_by()
+    monkeypatch.setattr(page_fingerprints, "code_digest", lambda: "the files as they are now")
+    assert page_fingerprints.rendered_by() == imported
 
 
 def test_the_code_digest_reads_every_module_of_the_models_package(
@@ -255,7 +255,7 @@ def test_the_code_digest_reads_every_module_of_the_models_package(
         return read_bytes(path)
 
     monkeypatch.setattr(Path, "read_bytes", recording)
-    reference_views._code_digest()
+    page_fingerprints.code_digest()
     package = Path(glossary.models.__file__).resolve().parent
     assert sorted(package.glob("*.py")) == sorted(p for p in read if p.parent == package)
 
@@ -307,7 +307,7 @@ def test_publishes_storing_once_store_the_pages_they_touched_and_no_other(
     EpisodeReference.objects.create(entry=entry, episode=elsewhere, at=20, text="Apart.")
     make_live_unchecked(entry)
     StoredPage.objects.all().delete()
-    with reference_views.storing_once(), django_capture_on_commit_callbacks(execute=True):
+    with stored_pages.storing_once(), django_capture_on_commit_callbacks(execute=True):
         make_live_unchecked(guest["entries"][0])
     assert set(StoredPage.objects.values_list("kind", "slug")) == {
         ("person", "gwen-guest"),
@@ -333,10 +333,10 @@ def test_publishes_storing_once_store_the_pages_they_touched_and_no_other(
 def test_pages_whose_rows_differ_never_share_a_fingerprint(
     one: tuple[str | None, str], other: tuple[str | None, str]
 ) -> None:
-    from glossary import selectors
+    from glossary import page_fingerprints
 
     def fingerprint(row: tuple[str | None, str]) -> str:
-        found, _, _ = selectors._stored_or_rows(
+        found, _, _ = page_fingerprints.stored_or_rows(
             "SELECT 0 AS part, CAST(%s AS TEXT) AS a, CAST(%s AS TEXT) AS b",
             list(row),
             "p.part",
