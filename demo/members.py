@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import Group, User
 
-from editorial.permissions import Role
+from editorial.permissions import Role, sync_roles
 
 
 def member(username: str, role: Role) -> User:
@@ -16,5 +16,11 @@ def member(username: str, role: Role) -> User:
     if created:
         user.set_unusable_password()  # nobody signs in as the generator or the demo
         user.save(update_fields=["password"])
-    user.groups.add(Group.objects.get(name=role.value))
+    group = Group.objects.filter(name=role.value).first()
+    if group is None:
+        # A database emptied after migrating (`manage.py flush`) has lost the role groups
+        # the data migration made: make them again, with their permissions.
+        sync_roles()
+        group = Group.objects.get(name=role.value)
+    user.groups.add(group)
     return User.objects.get(pk=user.pk)  # fresh permission caches

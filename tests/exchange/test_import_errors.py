@@ -53,9 +53,13 @@ def test_the_format_is_named_and_versioned_and_has_every_table(exported: dict[st
     assert exported["format"] == "glossary-desk-export"
     assert exported["format_version"] == 1
     assert list(exported["tables"]) == [t.name for t in exchange.TABLES]
-    assert [u["username"] for u in exported["users"]] == ["wanda_writer"]
-    assert exported["users"][0]["roles"] == ["writer"]
-    assert "password" not in exported["users"][0]
+    # The demo's own accounts are in it: the demo's history is theirs (its writer saved and
+    # submitted, its editor published through the workflow).
+    users = {u["username"]: u for u in exported["users"]}
+    assert list(users) == ["demo-writer", "demo-editor", "wanda_writer"]
+    assert users["wanda_writer"]["roles"] == ["writer"]
+    assert users["demo-editor"]["roles"] == ["editor"]
+    assert not any("password" in u for u in exported["users"])
     entry = next(e for e in exported["tables"]["entries"] if e["slug"] == "interconnect")
     assert entry["created_by"] == "wanda_writer"
     version = exported["tables"]["entry_versions"][0]
