@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 
-# Issue 12's yardstick is "a trivial 20 KB view": about the size of a public page, so a
+# The benchmarks' yardstick is "a trivial 20 KB view": about the size of a public page, so a
 # page's ratio to it measures the work of rendering, not of sending bytes. Built once.
 BENCH_TRIVIAL_BYTES = 20 * 1024
 _TRIVIAL_LINE = b"<p>The benchmark's yardstick: a fixed page, no query, no template.</p>\n"

@@ -149,9 +149,9 @@ _INDEX: dict[str, str] = {
     PublicRecord.Kind.ORGANISATION: "organisations",
     PublicRecord.Kind.SOURCE: "sources",
     PublicRecord.Kind.TAG: "tags",
-    # A show as the version's document names it, never through the desk's episodes: a
-    # writer moving an episode to another show, with nothing published, made withdrawals
-    # and `rerender` fail and took a show's record from readers (a hostile walk).
+    # A show as the version's document names it, never through the desk's episodes: an
+    # unpublished move of an episode to another show must not change what withdrawals and
+    # `rerender` find, nor take a show's record from readers.
     PublicRecord.Kind.SHOW: "shows",
 }
 
@@ -191,11 +191,6 @@ def records_by_id(kind: str, ids: Iterable[int]) -> dict[int, PublicRecord]:
 
 def public_episodes() -> QuerySet[PublicRecord]:
     return public_records(PublicRecord.Kind.EPISODE)
-
-
-def public_episodes_naming(kind: str, object_id: int) -> QuerySet[PublicRecord]:
-    """Public episodes whose record names this person or organisation, in list order."""
-    return public_episodes().filter(links__kind=kind, links__object_id=object_id).distinct()
 
 
 def public_people() -> QuerySet[PublicRecord]:

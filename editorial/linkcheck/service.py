@@ -358,7 +358,7 @@ def texts_wanted(rows: Iterable[Source | SourceRow]) -> dict[str, frozenset[str]
     A confirmed source's page is read when its fingerprint is neither the
     confirmed one nor the last one seen (whose text an earlier check stored), so
     a page that stays changed is read once, not at every check, and an unchanged
-    page never: the checker's cost stays the fingerprint's (issue 14).
+    page never: a check costs a fingerprint, not a read of the page.
     """
     return {
         row.url: frozenset({row.confirmed_fingerprint, row.last_fingerprint} - {""})
