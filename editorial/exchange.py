@@ -881,11 +881,7 @@ def merge_glossary(
 ) -> MergePlan:
     """Add what the database lacks, keep what it has (docs/export-format.md, "Merging")."""
     plan = MergePlan()
-    have_users = set(
-        User.objects.filter(username__in=[u["username"] for u in checked.users]).values_list(
-            "username", flat=True
-        )
-    )
+    have_users = _usernames_here(checked.users)
     plan.users_created = [u["username"] for u in checked.users if u["username"] not in have_users]
     entry_ct = ContentType.objects.get_for_model(Entry).pk
     # (A dry run is rolled back: nothing to store or vacuum.)
@@ -894,69 +890,7 @@ def merge_glossary(
         user_ids = _create_users(checked.users, have_users)
         idmap: dict[str, dict[int, int]] = {}
         for decoded in checked.tables:
-            name = decoded.table.name
-            model = decoded.table.model
-            mapping: dict[int, int] = {}
-            idmap[name] = mapping
-            if name in MERGE_LEFT_OUT:
-                if decoded.objects:
-                    plan.left_out[name] = len(decoded.objects)
-                continue
-            fields = _concrete_fields(model)
-            to_add: list[tuple[int, models.Model]] = []
-            for obj in decoded.objects:
-                old_pk = int(obj.pk)
-                if name in MERGE_OWNED:
-                    owner_field = MERGE_OWNED[name]
-                    owner_table = (
-                        "entries"
-                        if owner_field == "object_id"
-                        else _related_table(_field(model, owner_field))
-                    )
-                    attname = (
-                        owner_field
-                        if owner_field == "object_id"
-                        else _field(model, owner_field).attname
-                    )
-                    if getattr(obj, attname) not in idmap.get(f"{owner_table}:added", {}):
-                        plan.left_out[name] = plan.left_out.get(name, 0) + 1
-                        continue
-                _remap(obj, fields, idmap, user_ids, entry_ct)
-                if name in MERGE_KEYS:
-                    names = MERGE_KEYS[name]
-                    lookup = {
-                        _field(model, n).attname: v
-                        for n, v in zip(names, _key(obj, names), strict=True)
-                    }
-                    existing = (
-                        model._base_manager.filter(**lookup).values_list("pk", flat=True).first()
-                    )
-                    if existing is not None:
-                        mapping[old_pk] = existing
-                        plan.kept[name] = plan.kept.get(name, 0) + 1
-                        if name == "entries":
-                            plan.kept_entries.append(str(getattr(obj, "slug", "")))
-                        continue
-                if isinstance(obj, Entry):
-                    obj.status = Entry.Status.DRAFT
-                    obj.live_version_id = None
-                    obj.has_unpublished_changes = True
-                    obj.first_published_at = obj.last_published_at = None
-                    obj.significant_change_at = None
-                    plan.new_entries.append(obj.slug)
-                obj.pk = None
-                to_add.append((old_pk, obj))
-            if to_add:
-                made = model._base_manager.bulk_create([o for _, o in to_add], batch_size=500)
-                if model is Entry:  # bulk_create skips Entry.save, which writes the names
-                    EntryName.write(made, fresh=True)  # type: ignore[arg-type]
-                added = idmap.setdefault(f"{name}:added", {})
-                for (old_pk, _), new in zip(to_add, made, strict=True):
-                    mapping[old_pk] = int(new.pk)
-                    added[old_pk] = int(new.pk)
-                plan.created[name] = len(to_add)
-            if progress:
-                progress(name, len(decoded.objects), len(decoded.objects))
+            _merge_table(decoded, plan, idmap, user_ids, entry_ct, progress)
         _reset_sequences([t.model for t in TABLES])
         _credit_merged_text(list(idmap.get("entries:added", {}).values()))
         if dry_run:
@@ -964,6 +898,115 @@ def merge_glossary(
         else:
             _readers_see_a_change()
     return plan
+
+
+def _usernames_here(users: list[dict[str, Any]]) -> set[str]:
+    """The usernames of the file's people that this database already has."""
+    return set(
+        User.objects.filter(username__in=[u["username"] for u in users]).values_list(
+            "username", flat=True
+        )
+    )
+
+
+def _merge_table(
+    decoded: Decoded,
+    plan: MergePlan,
+    idmap: dict[str, dict[int, int]],
+    user_ids: dict[str, int],
+    entry_ct: int,
+    progress: Progress | None,
+) -> None:
+    """Merge one table's rows into the database and record it in `plan`.
+
+    A left-out table is only counted. A row owned by a row not added is left out, a row
+    whose merge key is already here is kept (its file id mapped to the one here), and
+    the rest are added with new ids. `idmap[name]` maps the table's file ids to ids
+    here; `idmap[f"{name}:added"]` holds only the rows added.
+    """
+    name = decoded.table.name
+    model = decoded.table.model
+    mapping: dict[int, int] = {}
+    idmap[name] = mapping
+    if name in MERGE_LEFT_OUT:
+        if decoded.objects:
+            plan.left_out[name] = len(decoded.objects)
+        return
+    fields = _concrete_fields(model)
+    to_add: list[tuple[int, models.Model]] = []
+    for obj in decoded.objects:
+        old_pk = int(obj.pk)
+        if name in MERGE_OWNED and not _owner_added(model, obj, MERGE_OWNED[name], idmap):
+            plan.left_out[name] = plan.left_out.get(name, 0) + 1
+            continue
+        _remap(obj, fields, idmap, user_ids, entry_ct)
+        if name in MERGE_KEYS:
+            existing = _existing_pk(model, obj, MERGE_KEYS[name])
+            if existing is not None:
+                mapping[old_pk] = existing
+                plan.kept[name] = plan.kept.get(name, 0) + 1
+                if name == "entries":
+                    plan.kept_entries.append(str(getattr(obj, "slug", "")))
+                continue
+        if isinstance(obj, Entry):
+            _as_new_draft(obj)
+            plan.new_entries.append(obj.slug)
+        obj.pk = None
+        to_add.append((old_pk, obj))
+    if to_add:
+        _add_rows(model, name, to_add, idmap)
+        plan.created[name] = len(to_add)
+    if progress:
+        progress(name, len(decoded.objects), len(decoded.objects))
+
+
+def _owner_added(
+    model: type[models.Model],
+    obj: models.Model,
+    owner_field: str,
+    idmap: dict[str, dict[int, int]],
+) -> bool:
+    """Whether the row `obj` belongs to (through `owner_field`) was added by this merge."""
+    owner_table = (
+        "entries" if owner_field == "object_id" else _related_table(_field(model, owner_field))
+    )
+    attname = owner_field if owner_field == "object_id" else _field(model, owner_field).attname
+    return getattr(obj, attname) in idmap.get(f"{owner_table}:added", {})
+
+
+def _existing_pk(
+    model: type[models.Model], obj: models.Model, names: tuple[str, ...]
+) -> int | None:
+    """The id of the row here with the same merge key (`names`) as `obj`, or None."""
+    lookup = {_field(model, n).attname: v for n, v in zip(names, _key(obj, names), strict=True)}
+    return model._base_manager.filter(**lookup).values_list("pk", flat=True).first()
+
+
+def _as_new_draft(entry: Entry) -> None:
+    """Make a merged entry a draft never published here, with changes to review."""
+    entry.status = Entry.Status.DRAFT
+    entry.live_version_id = None
+    entry.has_unpublished_changes = True
+    entry.first_published_at = entry.last_published_at = None
+    entry.significant_change_at = None
+
+
+def _add_rows(
+    model: type[models.Model],
+    name: str,
+    to_add: list[tuple[int, models.Model]],
+    idmap: dict[str, dict[int, int]],
+) -> None:
+    """Create the rows of `to_add` (file id, unsaved row) and map their file ids to the new
+    ids in `idmap[name]` and `idmap[f"{name}:added"]`."""
+    made = model._base_manager.bulk_create([o for _, o in to_add], batch_size=500)
+    if model is Entry:  # bulk_create skips Entry.save, which writes the names
+        EntryName.write(made, fresh=True)  # type: ignore[arg-type]
+    mapping = idmap[name]
+    added = idmap.setdefault(f"{name}:added", {})
+    for (old_pk, _), new in zip(to_add, made, strict=True):
+        mapping[old_pk] = int(new.pk)
+        added[old_pk] = int(new.pk)
 
 
 def _credit_merged_text(entry_ids: list[int]) -> None:

@@ -122,11 +122,51 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
     every list then holds their shows' work only. None: the whole network's.
     """
     now = now or timezone.now()
-    heartbeat = SchedulerHeartbeat.objects.filter(name=scheduling.HEARTBEAT_NAME).first()
-    status = scheduling.scheduler_status(now, heartbeat)
-    overdue_cutoff = now - datetime.timedelta(seconds=settings.SCHEDULER_LATE_AFTER_SECONDS)
+    status = _scheduler_status(now)
+    awaiting = _awaiting_review(shows)
+    changes = _changes_requested(shows)
+    scheduled = _scheduled_actions(now, shows)
+    email_failures = _email_failures(now, shows)
+    stale, never_checked = _citations_to_check(now, shows)
+    sources = _troubled_sources(shows)
+    edited = live_with_changes(shows)
+    check_dates = Rows.of(check_dates_only_entries(edited))
+    failing = _failing_publish_gates(now, shows)
+    claims = _claims_of_changed_sources(shows)
+    aging = _aging_entries(now, shows)
 
-    awaiting = Rows.of(
+    return {
+        "now": now,
+        "scheduler": status,
+        "overdue": _overdue(scheduled, now),
+        "awaiting": awaiting,
+        "changes": changes,
+        "scheduled": scheduled,
+        "email_failures": email_failures,
+        "failed_email_days": FAILED_EMAIL_DAYS,
+        "stale": stale,
+        "never_checked": never_checked,
+        "check_dates": check_dates,
+        "live_edited": Rows.of(edited),
+        "freshness_days": settings.CITATION_FRESHNESS_DAYS,
+        "sources": sources,
+        "failing": Rows(failing[:DASHBOARD_ROWS], len(failing) > DASHBOARD_ROWS),
+        "claims": Rows(claims[:DASHBOARD_ROWS], len(claims) > DASHBOARD_ROWS),
+        "aging": aging,
+        "aging_days": settings.DASHBOARD_AGING_DAYS,
+        "chart": health_chart(now),
+    }
+
+
+def _scheduler_status(now: datetime.datetime) -> scheduling.SchedulerStatus:
+    """Whether the scheduler ran recently enough, from its heartbeat."""
+    heartbeat = SchedulerHeartbeat.objects.filter(name=scheduling.HEARTBEAT_NAME).first()
+    return scheduling.scheduler_status(now, heartbeat)
+
+
+def _awaiting_review(shows: set[int] | None) -> Rows:
+    """Entries in review, longest waiting first, with who submitted them and when."""
+    return Rows.of(
         _of_shows(Entry.objects.filter(status=Entry.Status.IN_REVIEW), shows)
         .select_related("updated_by")
         .annotate(
@@ -135,7 +175,11 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
         )
         .order_by(F("submitted_at").asc(nulls_first=True), "updated_at")
     )
-    changes = Rows.of(
+
+
+def _changes_requested(shows: set[int] | None) -> Rows:
+    """Entries sent back for changes, oldest first, with the reviewer's latest comment."""
+    return Rows.of(
         _of_shows(Entry.objects.filter(status=Entry.Status.CHANGES_REQUESTED), shows)
         .annotate(
             review_comment=_latest_event(WorkflowEvent.Action.REQUEST_CHANGES, "comment"),
@@ -144,6 +188,11 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
         )
         .order_by("updated_at")
     )
+
+
+def _scheduled_actions(now: datetime.datetime, shows: set[int] | None) -> Rows:
+    """Scheduled actions running or pending, and those failed in the last
+    FAILED_SCHEDULE_DAYS, each with its due time in the newsroom's zone."""
     scheduled = Rows.of(
         _of_shows(
             ScheduledAction.objects.filter(
@@ -161,6 +210,22 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
     )
     for row in scheduled.items:
         row.due_local = newsroom.format_instant(row.due_at)
+    return scheduled
+
+
+def _overdue(scheduled: Rows, now: datetime.datetime) -> list[Any]:
+    """The pending scheduled actions the scheduler is late with."""
+    overdue_cutoff = now - datetime.timedelta(seconds=settings.SCHEDULER_LATE_AFTER_SECONDS)
+    return [
+        s
+        for s in scheduled.items
+        if s.state == ScheduledAction.State.PENDING and s.due_at < overdue_cutoff
+    ]
+
+
+def _email_failures(now: datetime.datetime, shows: set[int] | None) -> Rows:
+    """Emails waiting to be tried again, and those given up in the last FAILED_EMAIL_DAYS,
+    newest failure first, each with its failure time in the newsroom's zone."""
     email_failures = Rows.of(
         _of_shows(Notification.objects.filter(failed_at__isnull=False), shows, "entry__show")
         .filter(
@@ -175,7 +240,12 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
     )
     for row in email_failures.items:
         row.failed_local = newsroom.format_instant(row.failed_at)
-    window = settings.CITATION_FRESHNESS_DAYS
+    return email_failures
+
+
+def _citations_to_check(now: datetime.datetime, shows: set[int] | None) -> tuple[Rows, Rows]:
+    """Citations of entries not archived: those checked too long ago (oldest first, each
+    with its age in days), and those never checked (A–Z)."""
     today = newsroom.today(now)
     citations = _of_shows(
         Citation.objects.exclude(entry__status=Entry.Status.ARCHIVED), shows, "entry__show"
@@ -190,6 +260,12 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
     )
     for citation in stale.items:
         citation.age_days = (today - citation.checked_on).days if citation.checked_on else None
+    return stale, never_checked
+
+
+def _troubled_sources(shows: set[int] | None) -> Rows:
+    """Sources broken, moved, empty or changed since confirmed, with how many citations
+    each has; a changed one shown carries what changed (`change`)."""
     troubled = Source.objects.filter(
         Q(health__in=[Source.Health.BROKEN, Source.Health.MOVED, Source.Health.EMPTY])
         | CHANGED_SINCE_CONFIRMED
@@ -205,10 +281,12 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
     by_source = {c.source.pk: c for c in found}
     for row in sources.items:
         row.change = by_source.get(row.pk)
+    return sources
 
-    edited = live_with_changes(shows)
-    check_dates = Rows.of(check_dates_only_entries(edited))
 
+def _failing_publish_gates(now: datetime.datetime, shows: set[int] | None) -> list[GateFailures]:
+    """Published entries that now fail a blocking publish check, least recently published
+    first, with those failures; at most DASHBOARD_ROWS + 1 entries are checked."""
     # Only the published entries the SQL form of the blocking checks finds are
     # checked for real, and only as many as the list shows: the page costs the
     # same with ten published entries or ten thousand.
@@ -227,14 +305,18 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
     results = gates.run_gates_for(
         checked, Entry.objects.filter(pk__in=ids), now=now, transcripts=False, comments=False
     )
-    failing = [
+    return [
         GateFailures(entry, gates.blocking_failures(results[entry.pk]))
         for entry in checked
         if gates.blocking_failures(results[entry.pk])
     ]
-    # Entries whose sources no longer say what their notes quote (a warning, not a
-    # block): only the notes citing the first changed sources are compared, so the
-    # page costs the same however many sources changed.
+
+
+def _claims_of_changed_sources(shows: set[int] | None) -> list[GateFailures]:
+    """Published entries whose changed sources no longer say what their notes quote (a
+    warning, not a block), A–Z, each with those warnings."""
+    # Only the notes citing the first changed sources are compared, so the page
+    # costs the same however many sources changed.
     changed_sources = Source.objects.filter(CHANGED_SINCE_CONFIRMED).order_by("pk")[
         : DASHBOARD_ROWS + 1
     ]
@@ -250,40 +332,18 @@ def build(now: datetime.datetime | None = None, shows: set[int] | None = None) -
         entry = Entry(pk=warning.entry_id, term=warning.entry_term, slug=warning.entry_slug)
         row = held.setdefault(warning.entry_id, GateFailures(entry, []))
         row.failures.extend(gates.claim_checks([warning]))
-    claims = sorted(held.values(), key=lambda row: (row.entry.term, row.entry.pk))
+    return sorted(held.values(), key=lambda row: (row.entry.term, row.entry.pk))
+
+
+def _aging_entries(now: datetime.datetime, shows: set[int] | None) -> Rows:
+    """Published entries not published again for DASHBOARD_AGING_DAYS, oldest first."""
     aging_cutoff = now - datetime.timedelta(days=settings.DASHBOARD_AGING_DAYS)
-    aging = Rows.of(
+    return Rows.of(
         _of_shows(Entry.objects.published(), shows)
         .filter(Q(last_published_at__isnull=True) | Q(last_published_at__lt=aging_cutoff))
         .select_related("live_version__published_by")
         .order_by(F("last_published_at").asc(nulls_first=True), "term", "pk")
     )
-
-    return {
-        "now": now,
-        "scheduler": status,
-        "overdue": [
-            s
-            for s in scheduled.items
-            if s.state == ScheduledAction.State.PENDING and s.due_at < overdue_cutoff
-        ],
-        "awaiting": awaiting,
-        "changes": changes,
-        "scheduled": scheduled,
-        "email_failures": email_failures,
-        "failed_email_days": FAILED_EMAIL_DAYS,
-        "stale": stale,
-        "never_checked": never_checked,
-        "check_dates": check_dates,
-        "live_edited": Rows.of(edited),
-        "freshness_days": window,
-        "sources": sources,
-        "failing": Rows(failing[:DASHBOARD_ROWS], len(failing) > DASHBOARD_ROWS),
-        "claims": Rows(claims[:DASHBOARD_ROWS], len(claims) > DASHBOARD_ROWS),
-        "aging": aging,
-        "aging_days": settings.DASHBOARD_AGING_DAYS,
-        "chart": health_chart(now),
-    }
 
 
 def live_with_changes(shows: set[int] | None = None) -> list[Entry]:
