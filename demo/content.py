@@ -289,8 +289,20 @@ def _import_demo_transcript(episode: Episode, number: int) -> None:
 
 
 @transaction.atomic
-def load_demo() -> dict[str, int]:
-    """Create or refresh the demo; running it twice changes nothing the second time."""
+@dataclass(frozen=True)
+class _Cast:
+    """The organisations and people the seed entry names."""
+
+    cisco: Organisation
+    amd: Organisation
+    galileo: Organisation
+    conor: Person
+    patel: Person
+    elangovan: Person
+
+
+def _demo_show() -> Show:
+    """The demo show, created or refreshed."""
     show, _ = Show.objects.update_or_create(
         slug="demo-show",
         defaults={
@@ -299,6 +311,11 @@ def load_demo() -> dict[str, int]:
             "deep_link_style": "fragment",
         },
     )
+    return show
+
+
+def _cast() -> _Cast:
+    """The seed's organisations (and NVIDIA, which only its text names) and people."""
     cisco = _org("Cisco", "cisco", "https://www.cisco.com/")
     amd = _org("AMD", "amd", "https://www.amd.com/")
     galileo = _org("Galileo", "galileo", "https://galileo.ai/")
@@ -306,30 +323,38 @@ def load_demo() -> dict[str, int]:
     conor = _person("Conor", "conor")
     patel = _person("Jeetu Patel", "jeetu-patel")
     elangovan = _person("Anush Elangovan", "anush-elangovan")
+    return _Cast(cisco, amd, galileo, conor, patel, elangovan)
 
+
+def _episodes(show: Show, cast: _Cast) -> tuple[Episode, Episode]:
+    """Episodes 44 and 28 from the demo feed, with their sponsor, host and guests."""
     # Episodes 44 (season 3 is a PLACEHOLDER: the seed does not give it) and 28, their
     # titles, durations, air dates, audio and hosts and guests, from the demo feed.
     apply_feed(show, parse_feed(DEMO_FEED.read_bytes()), user=None, prefer_feed=True)
     ep44 = Episode.objects.get(show=show, number=44)
     ep28 = Episode.objects.get(show=show, number=28)
     Sponsorship.objects.update_or_create(
-        episode=ep28, organisation=galileo, defaults={"read_at": ts("0:05")}
+        episode=ep28, organisation=cast.galileo, defaults={"read_at": ts("0:05")}
     )
     # "the show's sponsor at the time, Galileo": the seed gives no read timestamp for 44.
     Sponsorship.objects.update_or_create(
-        episode=ep44, organisation=galileo, defaults={"read_at": None}
+        episode=ep44, organisation=cast.galileo, defaults={"read_at": None}
     )
     for episode in (ep44, ep28):
         Appearance.objects.update_or_create(
-            episode=episode, person=conor, defaults={"role": "host"}
+            episode=episode, person=cast.conor, defaults={"role": "host"}
         )
     Appearance.objects.update_or_create(
-        episode=ep44, person=patel, defaults={"role": "guest", "affiliation": cisco}
+        episode=ep44, person=cast.patel, defaults={"role": "guest", "affiliation": cast.cisco}
     )
     Appearance.objects.update_or_create(
-        episode=ep28, person=elangovan, defaults={"role": "guest", "affiliation": amd}
+        episode=ep28, person=cast.elangovan, defaults={"role": "guest", "affiliation": cast.amd}
     )
+    return ep44, ep28
 
+
+def _seed_sources() -> list[tuple[Source, str]]:
+    """The seed entry's three sources, each with the note its citation carries."""
     nvlink = _source(
         "https://www.nvidia.com/en-us/data-center/nvlink/",
         "NVLink and NVLink Switch",
@@ -348,7 +373,28 @@ def load_demo() -> dict[str, int]:
         "Ultra Ethernet Consortium",
         Source.Kind.STANDARD,
     )
+    return [
+        (
+            nvlink,
+            "Vendor page describing NVLink as the GPU-to-GPU interconnect for rack-scale "
+            "systems; the sixth generation is listed at 3 TB/s of bandwidth per GPU on the "
+            "Vera Rubin platform",
+        ),
+        (
+            ibta,
+            "Describes InfiniBand as an industry-standard, channel-based, switched-fabric "
+            "interconnect architecture for server and storage connectivity",
+        ),
+        (
+            uec,
+            "Industry consortium developing an Ethernet-based networking specification for "
+            "AI and high-performance computing workloads",
+        ),
+    ]
 
+
+def _entries(show: Show) -> dict[str, Entry]:
+    """Every demo entry by slug (the neighbours, then the seed), with its tags."""
     entries = {
         d.slug: _entry(
             d.term,
@@ -373,14 +419,19 @@ def load_demo() -> dict[str, int]:
     interconnect.tags.set(["networking", "hardware", "ai-infrastructure"])
     for d in NEIGHBOURS:
         entries[d.slug].tags.set(d.tags)
+    return entries
 
-    _reset_parts(interconnect)
+
+def _seed_references(
+    interconnect: Entry, ep44: Episode, ep28: Episode, cast: _Cast
+) -> tuple[EpisodeReference, EpisodeReference]:
+    """The seed's two episode references, to episodes 44 and 28."""
     ref44 = EpisodeReference.objects.create(
         entry=interconnect,
         order=1,
         episode=ep44,
         at=ts("25:38"),
-        speaker=patel,
+        speaker=cast.patel,
         text="Cisco’s Jeetu Patel describes networking that lets two data centers “hundreds of "
         "kilometers apart operate as one giant cluster,” which he calls “scale across.”",
     )
@@ -389,17 +440,29 @@ def load_demo() -> dict[str, int]:
         order=2,
         episode=ep28,
         at=ts("3:07"),
-        speaker=elangovan,
+        speaker=cast.elangovan,
         text="AMD’s Anush Elangovan lists the interconnects among the hardware layers where "
         "chips have improved.",
     )
+    return ref44, ref28
+
+
+def _seed_disclosures(
+    interconnect: Entry,
+    ep44: Episode,
+    ep28: Episode,
+    refs: tuple[EpisodeReference, EpisodeReference],
+    cast: _Cast,
+) -> None:
+    """The seed's commercial-interest disclosure and its two sponsorship disclosures."""
+    ref44, ref28 = refs
     Disclosure.objects.create(
         entry=interconnect,
         order=1,
         reference=ref44,
         kind=Disclosure.Kind.COMMERCIAL_INTEREST,
-        organisation=cisco,
-        person=patel,
+        organisation=cast.cisco,
+        person=cast.patel,
         text="Cisco sells that networking, so read it as his company’s strategy.",
     )
     Disclosure.objects.create(
@@ -408,8 +471,8 @@ def load_demo() -> dict[str, int]:
         reference=ref44,
         kind=Disclosure.Kind.SPONSORSHIP,
         episode=ep44,
-        organisation=galileo,
-        person=conor,
+        organisation=cast.galileo,
+        person=cast.conor,
         at=ts("31:57"),
         text="During the episode, Conor notes that the show’s sponsor at the time, Galileo, is "
         "an NVIDIA AI factory partner.",
@@ -420,14 +483,18 @@ def load_demo() -> dict[str, int]:
         reference=ref28,
         kind=Disclosure.Kind.SPONSORSHIP,
         episode=ep28,
-        organisation=galileo,
+        organisation=cast.galileo,
         text="",  # generated from the episode's data
     )
+
+
+def _seed_quotes(interconnect: Entry, ep44: Episode, ep28: Episode, cast: _Cast) -> None:
+    """The seed's two quotes, from episodes 44 and 28."""
     Quote.objects.create(
         entry=interconnect,
         order=1,
         episode=ep44,
-        speaker=patel,
+        speaker=cast.patel,
         start=ts("25:38"),
         text="Operate as one giant cluster, one coherent cluster. And when you do that, that's "
         "what's called scale across.",
@@ -437,33 +504,29 @@ def load_demo() -> dict[str, int]:
         entry=interconnect,
         order=2,
         episode=ep28,
-        speaker=elangovan,
+        speaker=cast.elangovan,
         start=ts("3:07"),
         text="Even in the hardware, at the microarchitecture level, at how they're brought "
         "together in the interconnects",
         lightly_edited=True,
     )
-    for order, (source, note) in enumerate(
-        [
-            (
-                nvlink,
-                "Vendor page describing NVLink as the GPU-to-GPU interconnect for rack-scale "
-                "systems; the sixth generation is listed at 3 TB/s of bandwidth per GPU on the "
-                "Vera Rubin platform",
-            ),
-            (
-                ibta,
-                "Describes InfiniBand as an industry-standard, channel-based, switched-fabric "
-                "interconnect architecture for server and storage connectivity",
-            ),
-            (
-                uec,
-                "Industry consortium developing an Ethernet-based networking specification for "
-                "AI and high-performance computing workloads",
-            ),
-        ],
-        start=1,
-    ):
+
+
+def _seed_parts(
+    entries: dict[str, Entry],
+    ep44: Episode,
+    ep28: Episode,
+    cast: _Cast,
+    sources: list[tuple[Source, str]],
+) -> None:
+    """The seed entry's references, disclosures, quotes, citations and see-also links,
+    written afresh."""
+    interconnect = entries["interconnect"]
+    _reset_parts(interconnect)
+    refs = _seed_references(interconnect, ep44, ep28, cast)
+    _seed_disclosures(interconnect, ep44, ep28, refs, cast)
+    _seed_quotes(interconnect, ep44, ep28, cast)
+    for order, (source, note) in enumerate(sources, start=1):
         Citation.objects.create(
             entry=interconnect, source=source, order=order, note=note, checked_on=CHECKED_ON
         )
@@ -475,6 +538,11 @@ def load_demo() -> dict[str, int]:
         link_text="high-bandwidth memory",
         note="the other main limit on moving data to AI chips",
     )
+
+
+def _neighbour_parts(entries: dict[str, Entry]) -> None:
+    """Each neighbour's placeholder source and citation and its see-also links, written
+    afresh."""
     for d in NEIGHBOURS:
         entry = entries[d.slug]
         # Every demo entry cites a checked source, so it passes its own publish checks.
@@ -497,10 +565,11 @@ def load_demo() -> dict[str, int]:
             SeeAlso.objects.create(
                 entry=entry, target=entries[slug], order=order, link_text=link_text, note=note
             )
-    # The demo transcripts (demo text, marked so in each file), imported only when they
-    # differ from what is stored, so running the demo twice changes nothing.
-    for episode, number in ((ep44, 44), (ep28, 28)):
-        _import_demo_transcript(episode, number)
+
+
+def _publish_changed(show: Show, entries: dict[str, Entry]) -> int:
+    """Put every demo entry on the demo show and publish those readers should get anew;
+    returns how many were published."""
     # Every demo entry belongs to the demo show, so its own site (/shows/demo-show/,
     # docs/show-sites.md) lists them once they are published.
     Entry.objects.filter(pk__in=[e.pk for e in entries.values()]).update(show=show)
@@ -513,5 +582,23 @@ def load_demo() -> dict[str, int]:
         if _needs_publishing(entry)
     ]
     _publish(changed)
+    return len(changed)
+
+
+@transaction.atomic
+def load_demo() -> dict[str, int]:
+    """Create or refresh the demo; running it twice changes nothing the second time."""
+    show = _demo_show()
+    cast = _cast()
+    ep44, ep28 = _episodes(show, cast)
+    sources = _seed_sources()
+    entries = _entries(show)
+    _seed_parts(entries, ep44, ep28, cast, sources)
+    _neighbour_parts(entries)
+    # The demo transcripts (demo text, marked so in each file), imported only when they
+    # differ from what is stored, so running the demo twice changes nothing.
+    for episode, number in ((ep44, 44), (ep28, 28)):
+        _import_demo_transcript(episode, number)
+    published = _publish_changed(show, entries)
     demo_loaded.send(sender=Entry)
-    return {"entries": len(entries), "published": len(changed)}
+    return {"entries": len(entries), "published": published}

@@ -242,9 +242,25 @@ class _Reference:
 def _reference_data(rng: random.Random, entries: int, result: Result) -> _Reference:
     """Shows, organisations, people, episodes with their cast and sponsors, sources and
     tags, in proportion to `entries`."""
+    shows = _shows(entries)
+    organisations = _organisations(rng, entries)
+    people = _people(rng, entries)
+    hosts = {show.pk: rng.sample(people, k=min(2, len(people))) for show in shows}
+    episodes = _episodes(rng, entries, shows)
+    speakers = _appearances(rng, episodes, hosts, people, organisations)
+    sponsored = _sponsorships(rng, episodes, organisations)
+    sources = _sources(rng, entries, organisations)
+    tags = _tags(entries)
+    result.shows, result.episodes, result.people = len(shows), len(episodes), len(people)
+    result.organisations, result.sources, result.tags = len(organisations), len(sources), len(tags)
+    return _Reference(shows, organisations, episodes, speakers, sponsored, sources, tags)
+
+
+def _shows(entries: int) -> list[Show]:
+    """One show per `ENTRIES_PER_SHOW` entries, as many as there are show names at most."""
     show_slugs = set(Show.objects.values_list("slug", flat=True))
     n_shows = max(1, min(len(_SHOW_NAMES), -(-entries // ENTRIES_PER_SHOW)))
-    shows = Show.objects.bulk_create(
+    return Show.objects.bulk_create(
         Show(
             name=_SHOW_NAMES[i],
             slug=_unique(slugify(_SHOW_NAMES[i]), show_slugs, 100),
@@ -252,22 +268,33 @@ def _reference_data(rng: random.Random, entries: int, result: Result) -> _Refere
         )
         for i in range(n_shows)
     )
+
+
+def _organisations(rng: random.Random, entries: int) -> list[Organisation]:
+    """One organisation per `ENTRIES_PER_ORGANISATION` entries, three at least."""
     org_slugs = set(Organisation.objects.values_list("slug", flat=True))
-    organisations = []
+    organisations: list[Organisation] = []
     for _ in range(max(3, entries // ENTRIES_PER_ORGANISATION)):
         name = f"{rng.choice(_ORG_PARTS)} {rng.choice(_ORG_PARTS)} {rng.choice(_ORG_KINDS)}"
         slug = _unique(slugify(name), org_slugs, 100)
         organisations.append(Organisation(name=name, slug=slug, url=f"https://{slug}.example.com/"))
-    organisations = Organisation.objects.bulk_create(organisations)
+    return Organisation.objects.bulk_create(organisations)
+
+
+def _people(rng: random.Random, entries: int) -> list[Person]:
+    """One person per `ENTRIES_PER_PERSON` entries, four at least."""
     person_slugs = set(Person.objects.values_list("slug", flat=True))
-    people = []
+    people: list[Person] = []
     for _ in range(max(4, entries // ENTRIES_PER_PERSON)):
         name = f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
         people.append(Person(name=name, slug=_unique(slugify(name), person_slugs, 100)))
-    people = Person.objects.bulk_create(people)
-    hosts = {show.pk: rng.sample(people, k=min(2, len(people))) for show in shows}
+    return Person.objects.bulk_create(people)
 
-    episodes = []
+
+def _episodes(rng: random.Random, entries: int, shows: list[Show]) -> list[Episode]:
+    """One episode per `ENTRIES_PER_EPISODE` entries, two at least, shared out among the
+    shows in turn and aired a week apart on each."""
+    episodes: list[Episode] = []
     n_episodes = max(2, entries // ENTRIES_PER_EPISODE)
     taken_numbers = set(Episode.objects.values_list("show_id", "season", "number"))
     air = datetime.date(2020, 1, 6)
@@ -291,10 +318,20 @@ def _reference_data(rng: random.Random, entries: int, result: Result) -> _Refere
                 audio_url=f"https://media.{slugify(show.name)}.example.com/{season}-{number}.mp3",
             )
         )
-    episodes = Episode.objects.bulk_create(episodes)
+    return Episode.objects.bulk_create(episodes)
+
+
+def _appearances(
+    rng: random.Random,
+    episodes: list[Episode],
+    hosts: dict[int, list[Person]],
+    people: list[Person],
+    organisations: list[Organisation],
+) -> dict[int, list[Person]]:
+    """Each episode's hosts and up to two guests, written as appearances; returns who
+    speaks in each episode, by episode pk."""
     appearances: list[Appearance] = []
     speakers: dict[int, list[Person]] = {}
-    guest_orgs: dict[tuple[int, int], Organisation] = {}
     for episode in episodes:
         cast = list(hosts[episode.show_id])
         for person in cast:
@@ -302,7 +339,6 @@ def _reference_data(rng: random.Random, entries: int, result: Result) -> _Refere
         guests = [p for p in rng.sample(people, k=min(len(people), 4)) if p not in cast][:2]
         for person in guests:
             org = rng.choice(organisations)
-            guest_orgs[(episode.pk, person.pk)] = org
             appearances.append(
                 Appearance(
                     episode=episode,
@@ -314,6 +350,14 @@ def _reference_data(rng: random.Random, entries: int, result: Result) -> _Refere
             )
         speakers[episode.pk] = cast + guests
     Appearance.objects.bulk_create(appearances, batch_size=2000)
+    return speakers
+
+
+def _sponsorships(
+    rng: random.Random, episodes: list[Episode], organisations: list[Organisation]
+) -> set[int]:
+    """A sponsor for about `SPONSORED_SHARE` of the episodes; returns the sponsored
+    episodes' pks."""
     sponsorships = [
         Sponsorship(
             episode=episode, organisation=rng.choice(organisations), read_at=rng.randint(30, 300)
@@ -322,10 +366,13 @@ def _reference_data(rng: random.Random, entries: int, result: Result) -> _Refere
         if rng.random() < SPONSORED_SHARE
     ]
     Sponsorship.objects.bulk_create(sponsorships, batch_size=2000)
-    sponsored = {s.episode_id for s in sponsorships}
+    return {s.episode_id for s in sponsorships}
 
+
+def _sources(rng: random.Random, entries: int, organisations: list[Organisation]) -> list[Source]:
+    """`SOURCES_PER_ENTRY` sources per entry, published by the organisations in turn."""
     urls = set(Source.objects.values_list("url", flat=True))
-    sources = []
+    sources: list[Source] = []
     for i in range(max(CITATIONS[1], entries * SOURCES_PER_ENTRY)):
         org = organisations[i % len(organisations)]
         topic = f"{rng.choice(_QUALIFIERS)} {rng.choice(_SUBJECTS)}"
@@ -335,7 +382,11 @@ def _reference_data(rng: random.Random, entries: int, result: Result) -> _Refere
         sources.append(
             Source(url=url, title=topic.capitalize(), publisher=org.name, kind=rng.choice(_KINDS))
         )
-    sources = Source.objects.bulk_create(sources, batch_size=2000)
+    return Source.objects.bulk_create(sources, batch_size=2000)
+
+
+def _tags(entries: int) -> list[Tag]:
+    """Between 10 and 150 tags, one per 20 entries, skipping names already taken."""
     tag_slugs = set(Tag.objects.values_list("slug", flat=True))
     tag_names = set(Tag.objects.values_list("name", flat=True))
     tags: list[Tag] = []
@@ -344,10 +395,32 @@ def _reference_data(rng: random.Random, entries: int, result: Result) -> _Refere
             break
         if word not in tag_names:
             tags.append(Tag(name=word, slug=_unique(slugify(word), tag_slugs, 100)))
-    tags = Tag.objects.bulk_create(tags)
-    result.shows, result.episodes, result.people = len(shows), len(episodes), len(people)
-    result.organisations, result.sources, result.tags = len(organisations), len(sources), len(tags)
-    return _Reference(shows, organisations, episodes, speakers, sponsored, sources, tags)
+    created: list[Tag] = Tag.objects.bulk_create(tags)
+    return created
+
+
+@dataclass
+class _Parts:
+    """The parts of the generated entries, gathered to be written in bulk."""
+
+    quotes: list[Quote] = field(default_factory=list)
+    references: list[EpisodeReference] = field(default_factory=list)
+    disclosures: list[Disclosure] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    see_also: list[SeeAlso] = field(default_factory=list)
+    tagged: list[TaggedItem] = field(default_factory=list)
+
+    def write(self) -> None:
+        """Bulk-create every part, one model after another."""
+        for model, objs in [
+            (Quote, self.quotes),
+            (EpisodeReference, self.references),
+            (Disclosure, self.disclosures),
+            (Citation, self.citations),
+            (SeeAlso, self.see_also),
+            (TaggedItem, self.tagged),
+        ]:
+            model.objects.bulk_create(objs, batch_size=2000)
 
 
 def _working_copies(
@@ -360,9 +433,29 @@ def _working_copies(
     checker: User,
 ) -> list[Entry]:
     """The entries' working copies and every part, written in bulk."""
-    shows, organisations, episodes = reference.shows, reference.organisations, reference.episodes
-    speakers, sponsored = reference.speakers, reference.sponsored
-    sources, tags = reference.sources, reference.tags
+    episodes, speakers = reference.episodes, reference.speakers
+    made = _entry_rows(rng, entries, reference.shows, writer)
+    today = newsroom.today()
+    parts = _Parts()
+    entry_type = ContentType.objects.get_for_model(Entry)
+    for index, entry in enumerate(made):
+        drawn = rng.sample(episodes, k=min(len(episodes), rng.randint(1, 3)))
+        parts.quotes += _quotes(rng, entry, drawn, speakers)
+        parts.references += _references(rng, entry, drawn, speakers)
+        parts.disclosures += _disclosures(
+            rng, entry, drawn, reference.sponsored, reference.organisations
+        )
+        parts.citations += _citations(rng, entry, reference.sources, today, checker)
+        parts.see_also += _see_also(rng, entry, index, made)
+        parts.tagged += _tagged(rng, entry, reference.tags, entry_type)
+    parts.write()
+    result.quotes, result.citations = len(parts.quotes), len(parts.citations)
+    result.see_also = len(parts.see_also)
+    return made
+
+
+def _entry_rows(rng: random.Random, entries: int, shows: list[Show], writer: User) -> list[Entry]:
+    """`entries` working copies with distinct terms, written with their names."""
     entry_slugs = set(Entry.objects.values_list("slug", flat=True))
     rows = []
     for index, term in enumerate(_terms(rng, entries)):
@@ -384,100 +477,130 @@ def _working_copies(
         )
     made = Entry.objects.bulk_create(rows, batch_size=1000)
     EntryName.write(made, fresh=True)  # bulk_create skips Entry.save, which writes them
-    today = newsroom.today()
+    return made
+
+
+def _quotes(
+    rng: random.Random, entry: Entry, drawn: list[Episode], speakers: dict[int, list[Person]]
+) -> list[Quote]:
+    """Between `QUOTES` quotes for `entry`, from the episodes it draws on."""
     quotes: list[Quote] = []
+    for order in range(rng.randint(*QUOTES)):
+        episode = rng.choice(drawn)
+        start = rng.randint(60, (episode.duration or 3600) - 120)
+        quotes.append(
+            Quote(
+                entry=entry,
+                order=order,
+                episode=episode,
+                speaker=rng.choice(speakers[episode.pk]),
+                start=start,
+                end=start + rng.randint(5, 90) if rng.random() < 0.6 else None,
+                text=_sentence(rng, rng.randint(10, 30)),
+                lightly_edited=rng.random() < 0.3,
+            )
+        )
+    return quotes
+
+
+def _references(
+    rng: random.Random, entry: Entry, drawn: list[Episode], speakers: dict[int, list[Person]]
+) -> list[EpisodeReference]:
+    """Between `REFERENCES` episode references for `entry`, to the episodes it draws on."""
     references: list[EpisodeReference] = []
+    for order in range(rng.randint(*REFERENCES)):
+        episode = rng.choice(drawn)
+        references.append(
+            EpisodeReference(
+                entry=entry,
+                order=order,
+                episode=episode,
+                at=rng.randint(60, (episode.duration or 3600) - 60),
+                speaker=rng.choice(speakers[episode.pk]),
+                text=_sentence(rng, rng.randint(8, 16)),
+            )
+        )
+    return references
+
+
+def _disclosures(
+    rng: random.Random,
+    entry: Entry,
+    drawn: list[Episode],
+    sponsored: set[int],
+    organisations: list[Organisation],
+) -> list[Disclosure]:
+    """A sponsorship disclosure for each sponsored episode `entry` draws on, and now and
+    then a commercial-interest one."""
     disclosures: list[Disclosure] = []
-    citations: list[Citation] = []
-    see_also: list[SeeAlso] = []
-    tagged: list[TaggedItem] = []
-    entry_type = ContentType.objects.get_for_model(Entry)
-    for index, entry in enumerate(made):
-        drawn = rng.sample(episodes, k=min(len(episodes), rng.randint(1, 3)))
-        for order in range(rng.randint(*QUOTES)):
-            episode = rng.choice(drawn)
-            start = rng.randint(60, (episode.duration or 3600) - 120)
-            quotes.append(
-                Quote(
-                    entry=entry,
-                    order=order,
-                    episode=episode,
-                    speaker=rng.choice(speakers[episode.pk]),
-                    start=start,
-                    end=start + rng.randint(5, 90) if rng.random() < 0.6 else None,
-                    text=_sentence(rng, rng.randint(10, 30)),
-                    lightly_edited=rng.random() < 0.3,
-                )
-            )
-        for order in range(rng.randint(*REFERENCES)):
-            episode = rng.choice(drawn)
-            references.append(
-                EpisodeReference(
-                    entry=entry,
-                    order=order,
-                    episode=episode,
-                    at=rng.randint(60, (episode.duration or 3600) - 60),
-                    speaker=rng.choice(speakers[episode.pk]),
-                    text=_sentence(rng, rng.randint(8, 16)),
-                )
-            )
-        order = 0
-        for episode in drawn:
-            if episode.pk in sponsored:
-                disclosures.append(
-                    Disclosure(
-                        entry=entry, order=order, kind="sponsorship", episode=episode, at=None
-                    )
-                )
-                order += 1
-        if rng.random() < INTEREST_DISCLOSURE_SHARE:
-            org = rng.choice(organisations)
+    order = 0
+    for episode in drawn:
+        if episode.pk in sponsored:
             disclosures.append(
-                Disclosure(
-                    entry=entry,
-                    order=order,
-                    kind="commercial_interest",
-                    organisation=org,
-                    text=f"The show has a commercial relationship with {org.name}.",
-                )
+                Disclosure(entry=entry, order=order, kind="sponsorship", episode=episode, at=None)
             )
+            order += 1
+    if rng.random() < INTEREST_DISCLOSURE_SHARE:
+        org = rng.choice(organisations)
+        disclosures.append(
+            Disclosure(
+                entry=entry,
+                order=order,
+                kind="commercial_interest",
+                organisation=org,
+                text=f"The show has a commercial relationship with {org.name}.",
+            )
+        )
+    return disclosures
+
+
+def _citations(
+    rng: random.Random,
+    entry: Entry,
+    sources: list[Source],
+    today: datetime.date,
+    checker: User,
+) -> list[Citation]:
+    """Between `CITATIONS` citations for `entry`, checked within the last 30 days."""
+    return [
+        Citation(
+            entry=entry,
+            order=order,
+            source=source,
+            note=_sentence(rng, rng.randint(6, 14)),
+            checked_on=today - datetime.timedelta(days=rng.randint(0, 30)),
+            checked_by=checker,
+        )
         for order, source in enumerate(
             rng.sample(sources, k=min(len(sources), rng.randint(*CITATIONS)))
-        ):
-            citations.append(
-                Citation(
-                    entry=entry,
-                    order=order,
-                    source=source,
-                    note=_sentence(rng, rng.randint(6, 14)),
-                    checked_on=today - datetime.timedelta(days=rng.randint(0, 30)),
-                    checked_by=checker,
-                )
-            )
-        if index:
-            earlier = rng.sample(range(index), k=min(index, rng.randint(*SEE_ALSO)))
-            for order, target in enumerate(earlier):
-                see_also.append(
-                    SeeAlso(
-                        entry=entry,
-                        order=order,
-                        target=made[target],
-                        note=_sentence(rng, 6) if rng.random() < 0.3 else "",
-                    )
-                )
-        for tag in rng.sample(tags, k=min(len(tags), rng.randint(*TAGS))):
-            tagged.append(TaggedItem(tag=tag, content_type=entry_type, object_id=entry.pk))
-    for model, objs in [
-        (Quote, quotes),
-        (EpisodeReference, references),
-        (Disclosure, disclosures),
-        (Citation, citations),
-        (SeeAlso, see_also),
-        (TaggedItem, tagged),
-    ]:
-        model.objects.bulk_create(objs, batch_size=2000)
-    result.quotes, result.citations, result.see_also = len(quotes), len(citations), len(see_also)
-    return made
+        )
+    ]
+
+
+def _see_also(rng: random.Random, entry: Entry, index: int, made: list[Entry]) -> list[SeeAlso]:
+    """Between `SEE_ALSO` links from `entry` (the `index`th made) to entries made before it."""
+    if not index:
+        return []
+    earlier = rng.sample(range(index), k=min(index, rng.randint(*SEE_ALSO)))
+    return [
+        SeeAlso(
+            entry=entry,
+            order=order,
+            target=made[target],
+            note=_sentence(rng, 6) if rng.random() < 0.3 else "",
+        )
+        for order, target in enumerate(earlier)
+    ]
+
+
+def _tagged(
+    rng: random.Random, entry: Entry, tags: list[Tag], entry_type: ContentType
+) -> list[TaggedItem]:
+    """Between `TAGS` of the tags, on `entry`."""
+    return [
+        TaggedItem(tag=tag, content_type=entry_type, object_id=entry.pk)
+        for tag in rng.sample(tags, k=min(len(tags), rng.randint(*TAGS)))
+    ]
 
 
 def _publish_generated(
