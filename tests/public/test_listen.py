@@ -1,23 +1,18 @@
 """Listen where it was said: every public timestamp plays the episode audio from that second.
 
 A plain link with a media fragment (no script needed), marked for the inline player
-that glossary/static/glossary/listen.js adds where scripts run. An episode without an
-audio file is linked at its page instead, in the show's deep-link style.
+that glossary/static/glossary/listen.js adds where scripts run.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from django.conf import settings
-from django.test import Client
-from django.utils.html import escape
 
-from glossary import document, entry_page, publishing, records
-from glossary.models import DeepLinkStyle, Entry, Episode, Person, Quote
+from glossary import publishing
+from glossary.models import Entry, Episode
 from tests.live import make_live_unchecked
 
 LISTEN_JS = Path(settings.BASE_DIR) / "glossary" / "static" / "glossary" / "listen.js"
@@ -94,67 +89,3 @@ def test_the_player_uses_real_buttons_an_audio_element_and_labels():
     assert '"aria-label", "Play " + label + " here"' in script
     assert '"aria-live", "polite"' in script
     assert "opener.focus()" in script  # closing returns focus
-
-
-@pytest.mark.parametrize(
-    ("style", "url", "href"),
-    [
-        (
-            DeepLinkStyle.MEDIA_FRAGMENT,
-            "https://podcast.example/7#chapter-2",
-            "https://podcast.example/7#t=1538",
-        ),
-        (
-            DeepLinkStyle.YOUTUBE,
-            "https://video.example/watch?v=seven",
-            "https://video.example/watch?v=seven&t=1538s",
-        ),
-        (DeepLinkStyle.QUERY, "https://podcast.example/7", "https://podcast.example/7?t=1538"),
-        (DeepLinkStyle.NONE, "https://podcast.example/7", "https://podcast.example/7"),
-    ],
-)
-def test_a_published_quote_without_audio_links_the_episode_page_in_the_shows_style(
-    client: Client,
-    make_ready_entry: Callable[..., Entry],
-    episode: Episode,
-    person: Person,
-    style: DeepLinkStyle,
-    url: str,
-    href: str,
-) -> None:
-    episode.show.deep_link_style = style
-    episode.show.save()
-    episode.url = url
-    episode.save()
-    entry = make_ready_entry("Interconnect", slug="interconnect")
-    Quote.objects.create(
-        entry=entry, episode=episode, speaker=person, start=1538, text="One giant cluster."
-    )
-    live = make_live_unchecked(entry)
-
-    doc = document.load(live.data)
-    (facts,) = records.approved_facts_each([doc])
-    (quote,) = entry_page.article(doc, {}, facts).quotes
-    assert quote.moment.href == href
-    html = client.get("/glossary/interconnect/").content.decode()
-    assert f'<a href="{escape(href)}">episode 7 at <time datetime="PT25M38S">25:38</time></a>' in (
-        html
-    )
-
-
-@pytest.mark.parametrize("style", list(DeepLinkStyle))
-def test_a_published_quote_with_audio_links_the_audio_file_at_the_second_in_any_style(
-    make_ready_entry: Callable[..., Entry], episode: Episode, person: Person, style: DeepLinkStyle
-) -> None:
-    episode.show.deep_link_style = style
-    episode.show.save()
-    episode.audio_url = "https://podcast.example/audio/7.mp3"
-    episode.save()
-    entry = make_ready_entry()
-    Quote.objects.create(
-        entry=entry, episode=episode, speaker=person, start=1538, text="One giant cluster."
-    )
-    doc = document.load(make_live_unchecked(entry).data)
-    (facts,) = records.approved_facts_each([doc])
-    (quote,) = entry_page.article(doc, {}, facts).quotes
-    assert quote.moment.href == "https://podcast.example/audio/7.mp3#t=1538"
