@@ -248,10 +248,6 @@ class Episode(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("glossary:episode", args=[self.show.slug, self.season, self.number])
 
-    def link_at(self, seconds: int | None) -> str:
-        """The URL that opens this episode at `seconds`, in the show's deep-link style."""
-        return deep_link(self.url or self.audio_url, self.show.deep_link_style, seconds)
-
     def moments_past(self, seconds: int) -> list[str]:
         """The entries' quotes, references and disclosures in this episode that fall after
         `seconds`, each named with its time and its entry ("the quote “…” at 55:00 in

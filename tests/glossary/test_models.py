@@ -109,11 +109,3 @@ def test_a_plain_https_url_is_accepted(db):
 def test_unpublished_entries_are_not_in_published(make_entry):
     make_entry()
     assert list(Entry.objects.published()) == []
-
-
-def test_episode_links_open_at_the_second_in_the_shows_style(episode):
-    assert episode.link_at(1538) == "https://podcast.example/7#t=1538"
-    episode.show.deep_link_style = "youtube"
-    assert episode.link_at(1538) == "https://podcast.example/7?t=1538s"
-    episode.show.deep_link_style = "none"
-    assert episode.link_at(1538) == "https://podcast.example/7"

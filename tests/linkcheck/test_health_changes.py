@@ -17,15 +17,12 @@ from editorial.linkcheck.classify import Outcome
 from editorial.linkcheck.fetch import CheckResult
 from editorial.models import SourceHealthChange
 from glossary.models import Source
+from tests.factories import SourceFactory
 
 pytestmark = pytest.mark.django_db
 
 NOW = datetime.datetime(2026, 11, 30, 15, 0, tzinfo=datetime.UTC)
 DAY = datetime.timedelta(days=1)
-
-
-def make_source(n: int) -> Source:
-    return Source.objects.create(url=f"https://example.org/page-{n}", title=f"Page {n}")
 
 
 def check(source: Source, outcome: Outcome, at: datetime.datetime, **result: Any) -> None:
@@ -39,7 +36,7 @@ def changes(source: Source) -> list[tuple[str, str, str]]:
 
 
 def test_each_check_that_changes_a_sources_health_writes_one_row() -> None:
-    source = make_source(1)
+    source = SourceFactory.create()
     check(source, Outcome.OK, NOW - 20 * DAY)
     check(source, Outcome.OK, NOW - 15 * DAY)  # still ok: no row
     check(source, Outcome.BROKEN, NOW - 10 * DAY, status_code=404, error="Not Found")
@@ -61,7 +58,7 @@ def test_each_check_that_changes_a_sources_health_writes_one_row() -> None:
 
 def test_a_check_not_recorded_writes_no_change() -> None:
     """A redelivered task (the claim's lease gone) records nothing, health changes included."""
-    source = make_source(1)
+    source = SourceFactory.create()
     service.record(
         [(source, CheckResult(url=source.url, outcome=Outcome.BROKEN))], lease=NOW, now=NOW
     )
@@ -69,7 +66,7 @@ def test_a_check_not_recorded_writes_no_change() -> None:
 
 
 def test_a_chunk_writes_its_health_changes_with_one_statement() -> None:
-    sources = [make_source(n) for n in range(40)]
+    sources = SourceFactory.create_batch(40)
     pairs = [(s, CheckResult(url=s.url, outcome=Outcome.OK)) for s in sources]
     with CaptureQueriesContext(connection) as queries:
         service.record(pairs, None, NOW)
@@ -102,7 +99,7 @@ def test_the_migration_fills_the_rows_the_checker_would_have_written() -> None:
         Outcome.REFUSED,
         Outcome.BROKEN,
     ]
-    sources = [make_source(n) for n in range(4)]
+    sources = SourceFactory.create_batch(4)
     for s, source in enumerate(sources):
         for i, outcome in enumerate(outcomes[s:]):
             # Some failures closer together than the spacing, so some do not count.

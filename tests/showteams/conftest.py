@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from editorial.models import ShowMembership
 from editorial.permissions import Role
 from glossary.models import Entry, Episode, Show
+from tests.factories import EpisodeFactory, ShowFactory
 from tests.personas import member
 
 
@@ -30,28 +31,22 @@ def on_team(user: User, show: Show, role: str) -> User:
 
 @pytest.fixture
 def alpha(db: Any) -> Show:
-    return Show.objects.create(name="Alpha Hour", slug="alpha-hour")
+    return ShowFactory.create(name="Alpha Hour", slug="alpha-hour")
 
 
 @pytest.fixture
 def beta(db: Any) -> Show:
-    return Show.objects.create(name="Beta Talk", slug="beta-talk")
-
-
-def _episode(show: Show, number: int) -> Episode:
-    return Episode.objects.create(
-        show=show, season=1, number=number, title=f"{show.name} {number}", duration=3600
-    )
+    return ShowFactory.create(name="Beta Talk", slug="beta-talk")
 
 
 @pytest.fixture
 def alpha_episode(alpha: Show) -> Episode:
-    return _episode(alpha, 1)
+    return EpisodeFactory.create(show=alpha, number=1, title="Alpha Hour 1")
 
 
 @pytest.fixture
 def beta_episode(beta: Show) -> Episode:
-    return _episode(beta, 2)
+    return EpisodeFactory.create(show=beta, number=2, title="Beta Talk 2")
 
 
 @pytest.fixture

@@ -7,11 +7,14 @@ import datetime
 from typing import Any
 
 from django.test import Client
+from factory.declarations import LazyAttribute, LazyFunction
+from factory.django import DjangoModelFactory
 
 from editorial.linkcheck import service
 from editorial.models import SourceText
 from editorial.sourcetext import service as sourcetext
-from glossary.models import Citation, Entry, Source
+from glossary.models import Entry, Source
+from tests.factories import CitationFactory
 from tests.personas import client_for
 from tests.sourcetext.pages import PAGE_V1, PAGE_V2, SEED_NOTE
 from tests.sourcetext.site import ChangingSite
@@ -26,14 +29,26 @@ def stored_text(stored: SourceText | None) -> str:
     return sourcetext.text_of(stored)
 
 
-def nvlink_source(site: ChangingSite, name: str = "nvlink") -> Source:
-    """The vendor page as first cited: "3 TB/s" per GPU."""
-    url = site.serve(name, PAGE_V1)
-    return Source.objects.create(url=url, publisher="NVIDIA", title="NVLink and NVLink Switch")
+class NVLinkSourceFactory(DjangoModelFactory[Source]):
+    """The vendor page as first cited, "3 TB/s" per GPU, served by `site` at `page`."""
+
+    class Meta:
+        model = Source
+
+    class Params:
+        site: ChangingSite | None = None
+        page = "nvlink"
+
+    url = LazyAttribute(lambda o: o.site.serve(o.page, PAGE_V1))
+    publisher = "NVIDIA"
+    title = "NVLink and NVLink Switch"
 
 
-def cite(entry: Entry, source: Source, note: str = SEED_NOTE) -> Citation:
-    return Citation.objects.create(entry=entry, source=source, note=note)
+class UnconfirmedCitationFactory(CitationFactory):
+    """A citation with the seed's note that no fact-checker has confirmed yet."""
+
+    note = SEED_NOTE
+    checked_on = LazyFunction(lambda: None)
 
 
 def confirm_in_admin(fact_checker: Any, entry: Entry, day: datetime.date = CONFIRMED_ON) -> Client:

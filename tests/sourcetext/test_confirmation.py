@@ -14,10 +14,10 @@ from glossary.models import Citation, Source
 from tests.personas import client_for
 from tests.sourcetext.helpers import (
     CONFIRMED_ON,
+    NVLinkSourceFactory,
+    UnconfirmedCitationFactory,
     change_page,
-    cite,
     confirm_in_admin,
-    nvlink_source,
     scheduled_check,
     stored_text,
 )
@@ -30,9 +30,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
 def test_checked_on_in_the_entry_admin_stores_the_fingerprint_like_mark_confirmed_today(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     source.refresh_from_db()
     assert source.confirmed_fingerprint == fingerprint(PAGE_V1, "text/html")
@@ -48,9 +48,9 @@ def test_checked_on_in_the_entry_admin_stores_the_fingerprint_like_mark_confirme
 def test_a_confirmation_with_no_stored_text_fetches_the_page_then_and_keeps_its_text(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     assert site.paths().count("/pages/nvlink") == 1
     confirmation = CitationConfirmation.objects.get()
@@ -67,9 +67,9 @@ def test_a_confirmation_with_no_stored_text_fetches_the_page_then_and_keeps_its_
 def test_confirming_uses_the_text_as_last_fetched_without_fetching_again(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     change_page(site)
     scheduled_check(source)
@@ -91,12 +91,12 @@ def test_confirming_uses_the_text_as_last_fetched_without_fetching_again(
 def test_many_citations_and_sources_with_the_same_words_share_one_stored_text(
     site, make_entry, fact_checker
 ) -> None:
-    first = nvlink_source(site, "nvlink")
-    mirror = nvlink_source(site, "mirror")
+    first = NVLinkSourceFactory.create(site=site)
+    mirror = NVLinkSourceFactory.create(site=site, page="mirror")
     entries = [make_entry("NVLink"), make_entry("NVLink Switch")]
     for entry in entries:
-        cite(entry, first)
-    cite(entries[1], mirror)
+        UnconfirmedCitationFactory.create(entry=entry, source=first)
+    UnconfirmedCitationFactory.create(entry=entries[1], source=mirror)
     client_for(fact_checker).post(
         reverse("admin:glossary_source_changelist"),
         {"action": "mark_confirmed_today", "_selected_action": [first.pk, mirror.pk]},
@@ -109,9 +109,9 @@ def test_many_citations_and_sources_with_the_same_words_share_one_stored_text(
 def test_the_citation_keeps_a_dated_excerpt_of_what_supported_its_note(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     citation = Citation.objects.get()
     assert citation.excerpt_on == CONFIRMED_ON
@@ -128,10 +128,10 @@ def test_the_citation_keeps_a_dated_excerpt_of_what_supported_its_note(
 def test_a_page_that_cannot_be_read_is_confirmed_without_a_text(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     site.serve("nvlink", "<p>Gone.</p>", status=410)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     confirmation = CitationConfirmation.objects.get()
     assert confirmation.text is None
@@ -140,7 +140,7 @@ def test_a_page_that_cannot_be_read_is_confirmed_without_a_text(
 
 
 def test_saving_an_unchanged_check_date_confirms_nothing(site, make_entry, fact_checker) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
     Citation.objects.create(entry=entry, source=source, checked_on=CONFIRMED_ON)
     confirm_in_admin(fact_checker, entry, CONFIRMED_ON)  # unchanged date: not a confirmation
@@ -151,9 +151,9 @@ def test_saving_an_unchanged_check_date_confirms_nothing(site, make_entry, fact_
 def test_the_reviewer_sees_the_excerpt_in_the_version_compare(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     publishing.save_version(entry)
     confirm_in_admin(fact_checker, entry)
     before, after = (load(v.data) for v in entry.versions.order_by("number"))
@@ -166,9 +166,9 @@ def test_with_fetching_on_confirm_off_nothing_is_fetched_and_no_text_is_tied(
     site, make_entry, fact_checker, settings
 ) -> None:
     settings.SOURCETEXT_FETCH_ON_CONFIRM = False
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     assert site.paths() == []
     assert CitationConfirmation.objects.get().text is None
@@ -191,10 +191,10 @@ def post_checked_on(client, entry):
 def test_confirming_a_page_that_comes_back_empty_warns_the_confirmer_at_once(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     site.serve("nvlink", APP_SHELL)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     page = post_checked_on(client_for(fact_checker), entry).content.decode()
     assert "came back empty: it answered, but with no text to read" in page
     assert source.url in page
@@ -204,9 +204,9 @@ def test_confirming_a_page_that_comes_back_empty_warns_the_confirmer_at_once(
 def test_confirming_a_page_with_text_gives_no_empty_page_warning(
     site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     page = post_checked_on(client_for(fact_checker), entry).content.decode()
     assert "came back empty" not in page
     assert Citation.objects.get().excerpt
@@ -217,9 +217,9 @@ def test_mark_confirmed_today_warns_of_a_page_the_link_checks_found_empty(
 ) -> None:
     # Not fetched at confirmation: the link checks' verdict is what the desk knows.
     settings.SOURCETEXT_FETCH_ON_CONFIRM = False
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     Source.objects.filter(pk=source.pk).update(health=Source.Health.EMPTY, last_outcome="empty")
-    cite(make_entry("NVLink"), source)
+    UnconfirmedCitationFactory.create(entry=make_entry("NVLink"), source=source)
     response = client_for(fact_checker).post(
         reverse("admin:glossary_source_changelist"),
         {"action": "mark_confirmed_today", "_selected_action": [source.pk]},

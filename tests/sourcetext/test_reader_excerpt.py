@@ -10,10 +10,10 @@ from editorial import workflow
 from glossary import publishing
 from glossary.models import PublicRecord, Source
 from tests.sourcetext.helpers import (
+    NVLinkSourceFactory,
+    UnconfirmedCitationFactory,
     change_page,
-    cite,
     confirm_in_admin,
-    nvlink_source,
     scheduled_check,
 )
 from tests.sourcetext.pages import ARTICLE_V1, vendor_page
@@ -38,9 +38,9 @@ def reader_page(entry) -> str:
 
 @pytest.fixture
 def published(site, make_entry, writer, fact_checker, editor):
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink", slug="nvlink", created_by=writer)
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     publish(entry, writer, editor)
     return entry
@@ -97,7 +97,7 @@ def test_a_right_to_left_override_cannot_make_an_excerpt_show_other_words(
         url=site.serve("hostile", vendor_page(hostile)), title="NVLink and NVLink Switch"
     )
     entry = make_entry("NVLink", slug="nvlink", created_by=writer)
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     citation = entry.citations.get()
     assert "STNEMYAP LLA DNES on the Vera Rubin platform" in citation.excerpt

@@ -9,7 +9,12 @@ from django.utils import timezone
 
 from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
 from editorial.sourcetext import service as sourcetext
-from tests.sourcetext.helpers import cite, confirm_in_admin, nvlink_source, stored_text
+from tests.sourcetext.helpers import (
+    NVLinkSourceFactory,
+    UnconfirmedCitationFactory,
+    confirm_in_admin,
+    stored_text,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
 
@@ -18,8 +23,8 @@ def test_old_texts_go_but_the_confirmed_one_and_the_latest_stay(
     site, make_entry, fact_checker, settings
 ) -> None:
     settings.SOURCETEXT_KEEP_LATEST = 2
-    source = nvlink_source(site)
-    cite(make_entry("NVLink"), source)
+    source = NVLinkSourceFactory.create(site=site)
+    UnconfirmedCitationFactory.create(entry=make_entry("NVLink"), source=source)
     confirm_in_admin(fact_checker, source.citations.get().entry)
     start = timezone.now()  # after the confirmation's own fetch
     for day in range(1, 6):

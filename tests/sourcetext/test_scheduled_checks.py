@@ -9,10 +9,10 @@ from editorial.models import CitationConfirmation, SourceSnapshot, SourceText
 from editorial.sourcetext import service as sourcetext
 from glossary.models import LinkCheck
 from tests.sourcetext.helpers import (
+    NVLinkSourceFactory,
+    UnconfirmedCitationFactory,
     change_page,
-    cite,
     confirm_in_admin,
-    nvlink_source,
     scheduled_check,
     stored_text,
 )
@@ -23,8 +23,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_loopback")]
 
 @pytest.fixture
 def confirmed(site, make_entry, fact_checker):
-    source = nvlink_source(site)
-    cite(make_entry("NVLink"), source)
+    source = NVLinkSourceFactory.create(site=site)
+    UnconfirmedCitationFactory.create(entry=make_entry("NVLink"), source=source)
     confirm_in_admin(fact_checker, source.citations.get().entry)
     return source
 
@@ -64,7 +64,7 @@ def test_a_page_that_stays_changed_is_read_once_not_at_every_check(site, confirm
 
 
 def test_a_never_confirmed_source_keeps_no_text(site, make_source) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     scheduled_check(source)
     assert LinkCheck.objects.filter(source=source).get().outcome == "ok"
     assert SourceSnapshot.objects.count() == 0

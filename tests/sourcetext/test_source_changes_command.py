@@ -10,10 +10,10 @@ from django.core.management import call_command
 
 from tests.sourcetext.helpers import (
     CONFIRMED_ON,
+    NVLinkSourceFactory,
+    UnconfirmedCitationFactory,
     change_page,
-    cite,
     confirm_in_admin,
-    nvlink_source,
     scheduled_check,
 )
 from tests.sourcetext.pages import PAGE_V1
@@ -30,10 +30,14 @@ def run(*args: str) -> str:
 @pytest.fixture
 def changed(site, make_entry, fact_checker):
     """The seed's story: confirmed at 3 TB/s, cited by two entries, now 3.6 TB/s."""
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     nvlink = make_entry("NVLink", slug="nvlink")
-    cite(nvlink, source)
-    cite(make_entry("Scale-up network", slug="scale-up-network"), source, note="Rack-scale.")
+    UnconfirmedCitationFactory.create(entry=nvlink, source=source)
+    UnconfirmedCitationFactory.create(
+        entry=make_entry("Scale-up network", slug="scale-up-network"),
+        source=source,
+        note="Rack-scale.",
+    )
     confirm_in_admin(fact_checker, nvlink)
     change_page(site)
     scheduled_check(source)
@@ -101,9 +105,9 @@ def test_with_no_text_ever_stored_it_says_so_instead_of_no_differences(
 ) -> None:
     # `make run`'s setting: confirming does not fetch, so the desk never read the page.
     settings.SOURCETEXT_FETCH_ON_CONFIRM = False
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     nvlink = make_entry("NVLink", slug="nvlink")
-    cite(nvlink, source)
+    UnconfirmedCitationFactory.create(entry=nvlink, source=source)
     confirm_in_admin(fact_checker, nvlink)
     change_page(site)
     out = run()
@@ -122,9 +126,9 @@ def test_with_no_text_ever_stored_it_says_so_instead_of_no_differences(
 def test_a_page_changed_since_a_confirmation_that_kept_no_text_is_named(
     settings, site, make_entry, fact_checker
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     nvlink = make_entry("NVLink", slug="nvlink")
-    cite(nvlink, source)
+    UnconfirmedCitationFactory.create(entry=nvlink, source=source)
     scheduled_check(source)  # the link checker knows the page's fingerprint
     settings.SOURCETEXT_FETCH_ON_CONFIRM = False
     confirm_in_admin(fact_checker, nvlink)  # confirmed with no text kept

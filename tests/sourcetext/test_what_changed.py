@@ -12,10 +12,10 @@ from glossary.models import Citation
 from glossary.publishing import save_version
 from tests.personas import client_for
 from tests.sourcetext.helpers import (
+    NVLinkSourceFactory,
+    UnconfirmedCitationFactory,
     change_page,
-    cite,
     confirm_in_admin,
-    nvlink_source,
     scheduled_check,
 )
 
@@ -26,9 +26,9 @@ NOW_SAYS = "NVIDIA: NVLink and NVLink Switch no longer says '3 TB/s'; it now say
 
 @pytest.fixture
 def entry(site, make_entry, writer, fact_checker):
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink", slug="nvlink", created_by=writer)
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     return entry
 

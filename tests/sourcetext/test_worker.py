@@ -21,7 +21,13 @@ from editorial.models import CitationConfirmation, SourceSnapshot
 from glossary.models import Source
 from tests.linkcheck.test_worker import Processes, wait_for
 from tests.redis_server import shared_redis_url
-from tests.sourcetext.helpers import change_page, cite, confirm_in_admin, nvlink_source, stored_text
+from tests.sourcetext.helpers import (
+    NVLinkSourceFactory,
+    UnconfirmedCitationFactory,
+    change_page,
+    confirm_in_admin,
+    stored_text,
+)
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -43,9 +49,9 @@ def processes(tmp_path: Path, transactional_db: None) -> Iterator[Processes]:
 def test_the_scheduled_check_stores_the_changed_text_and_keeps_the_confirmed_one(
     site, processes: Processes, make_entry, fact_checker, allow_loopback
 ) -> None:
-    source = nvlink_source(site)
+    source = NVLinkSourceFactory.create(site=site)
     entry = make_entry("NVLink", slug="nvlink")
-    cite(entry, source)
+    UnconfirmedCitationFactory.create(entry=entry, source=source)
     confirm_in_admin(fact_checker, entry)
     change_page(site)
     Source.objects.filter(pk=source.pk).update(next_check_at=None)  # due now
