@@ -25,6 +25,47 @@ class Stored(NamedTuple):
     parts: str
 
 
+class Seen(NamedTuple):
+    """What a stored page keeps of the rows it was rendered from (glossary.models.StoredPage):
+    their fingerprint, the SHA-256 of its stamp, and the snapshot they were read in (empty
+    when it cannot be trusted), with the transaction that read them and when the server
+    that took it started."""
+
+    fingerprint: str
+    stamp: str = ""
+    snapshot: str = ""
+    writer: str = ""
+    server: str = ""
+
+
+# The snapshot this statement reads in, as a stored page keeps it: none once this
+# transaction has changed a table a page reads (its own changes would be in the snapshot
+# and in no later one's terms), the transaction that reads, when the server started.
+_SNAPSHOT = (
+    "CASE WHEN COALESCE(current_setting('glossary.public_changed', true), '') = '' "
+    "THEN CAST(pg_current_snapshot() AS TEXT) ELSE '' END"
+)
+_WRITER = "COALESCE(CAST(pg_current_xact_id_if_assigned() AS TEXT), '')"
+_SERVER = "CAST(pg_postmaster_start_time() AS TEXT)"
+# Whether the rows a stored page `s` read are still the rows this statement reads: it kept
+# a snapshot, on this server since it last started, and every transaction that changed a
+# table the page reads (each notes itself in glossary_public_change, migration 0041) and
+# has committed as this statement sees it, was committed in that snapshot too; none is
+# the transaction that read them, which may have gone on writing. Those below the
+# snapshot's xmin were; the index finds the rest.
+_UNCHANGED = (
+    f"s.snapshot <> '' AND s.snapshot_server = {_SERVER} AND NOT EXISTS (SELECT 1 "  # noqa: S608 - constants
+    "FROM glossary_public_change c "
+    "WHERE c.xid >= pg_snapshot_xmin(CAST(s.snapshot AS pg_snapshot)) "
+    "AND (NOT pg_visible_in_snapshot(c.xid, CAST(s.snapshot AS pg_snapshot)) "
+    "OR CAST(c.xid AS TEXT) = s.snapshot_writer))"
+)
+
+
+def stamp_digest(stamp: str) -> str:
+    return hashlib.sha256(stamp.encode()).hexdigest()
+
+
 def stored_or_rows(
     sql: str,
     params: Sequence[Any],
@@ -35,44 +76,61 @@ def stored_or_rows(
     *,
     columns: Sequence[str],
     fresh: bool = False,
-) -> tuple[str, str | None, list[tuple[Any, ...]]]:
-    """The rows of a page's statement `sql` (ordered by `order`), with their fingerprint;
-    or, when the page stored for (`kind`, `slug`) has that fingerprint, only the page
-    (never with `fresh`: the rows to render it again).
+) -> tuple[Seen, str | None, list[tuple[Any, ...]]]:
+    """The rows of a page's statement `sql` (ordered by `order`), with what a stored page
+    keeps of them (`Seen`); or, when the page stored for (`kind`, `slug`) was rendered
+    from the rows this statement would read, only the page (never with `fresh`: the rows
+    to render it again).
 
-    As (fingerprint, stored parts or None, rows): in one statement, so the rows
-    fingerprinted are the rows a reader would be shown now. The fingerprint is SHA-256
-    of `stamp` (what else the page was rendered from: the code, its address) and every
-    row, in the rows' own order, each of its `columns` (the statement's, named in order)
-    written as its length in bytes, a colon and its text, or "-" for NULL: a code no two
-    different pages share, which costs a third of PostgreSQL's text form of a whole row
-    (that quotes and escapes every value). No `stamp`, or not PostgreSQL: the rows alone.
+    As (seen, stored parts or None, rows), in one statement, so the rows are those a
+    reader would be shown now. The stored page is served without reading its rows when no
+    change to a table the page reads has committed since the snapshot they were read in
+    (`_UNCHANGED`); else when their fingerprint is the page's, and the page then keeps
+    this statement's snapshot, so the next reader need not read them. The fingerprint is
+    SHA-256 of `stamp` (what else the page was rendered from: the code, its address) and
+    every row, in the rows' own order, each of its `columns` (the statement's, named in
+    order) written as its length in bytes, a colon and its text, or "-" for NULL: a code
+    no two different pages share, which costs a third of PostgreSQL's text form of a
+    whole row (that quotes and escapes every value). No `stamp`, or not PostgreSQL: the
+    rows alone.
     """
     if stamp is None or connection.vendor != "postgresql":
-        return "", None, fetch(sql, params, keep_plan=True)
+        return Seen(""), None, fetch(sql, params, keep_plan=True)
     names = ", ".join(columns)
     row_code = " || ".join(
         f"COALESCE(octet_length(CAST(p.{c} AS TEXT)) || ':' || CAST(p.{c} AS TEXT), '-')"
         for c in columns
     )
+    table, digest = StoredPage._meta.db_table, stamp_digest(stamp)
+    # (No stored page has an empty kind: `fresh` finds none.)
+    address = ["" if fresh else kind, slug]
     rows = fetch(
-        f"WITH page AS MATERIALIZED (SELECT * FROM ({sql}) AS q({names})), "  # noqa: S608
+        f"WITH fast AS MATERIALIZED (SELECT s.parts FROM {table} s "  # noqa: S608
+        f"WHERE s.kind = %s AND s.slug = %s AND s.stamp = %s AND {_UNCHANGED}), "
+        f"page AS MATERIALIZED (SELECT * FROM ({sql}) AS q({names}) "
+        "WHERE NOT EXISTS (SELECT 1 FROM fast)), "
         "fp AS MATERIALIZED (SELECT encode(sha256(convert_to(%s || string_agg("
         f"{row_code}, E'\\n'), 'UTF8')), 'hex') AS h FROM page p), "
-        f"hit AS MATERIALIZED (SELECT s.parts FROM {StoredPage._meta.db_table} s, fp "
+        f"hit AS MATERIALIZED (SELECT s.parts FROM {table} s, fp "
         "WHERE s.kind = %s AND s.slug = %s AND s.fingerprint = fp.h "
         # (A page with no record is no page, whatever is stored.)
-        "AND EXISTS (SELECT 1 FROM page q WHERE q.part = 0)) "
-        "SELECT fp.h, hit.parts, p.* FROM fp LEFT JOIN hit ON TRUE "
+        "AND EXISTS (SELECT 1 FROM page q WHERE q.part = 0)), "
+        # The rows are the page's: it keeps this snapshot (its stamp is in the fingerprint).
+        f"kept AS (UPDATE {table} s SET stamp = %s, snapshot = {_SNAPSHOT}, "
+        f"snapshot_writer = {_WRITER}, snapshot_server = {_SERVER} "
+        "WHERE s.kind = %s AND s.slug = %s AND s.fingerprint = (SELECT h FROM fp) "
+        f"AND EXISTS (SELECT 1 FROM hit) AND {_SNAPSHOT} <> '') "
+        f"SELECT fp.h, COALESCE((SELECT parts FROM fast), hit.parts), {_SNAPSHOT}, "
+        f"{_WRITER}, {_SERVER}, p.* FROM fp LEFT JOIN hit ON TRUE "
         f"LEFT JOIN page p ON hit.parts IS NULL ORDER BY {order}",
-        # (No stored page has an empty kind: `fresh` finds none.)
-        [*params, stamp, "" if fresh else kind, slug],
+        [*address, digest, *params, stamp, *address, digest, *address],
         keep_plan=True,
     )
-    fingerprint, parts = rows[0][0] or "", rows[0][1]
+    fingerprint, parts, snapshot, writer, server = rows[0][:5]
+    seen = Seen(fingerprint or "", digest, snapshot, writer, server)
     if parts is not None:
-        return fingerprint, parts, []
-    return fingerprint, None, [row[2:] for row in rows if row[2] is not None]
+        return seen, parts, []
+    return seen, None, [row[5:] for row in rows if row[5] is not None]
 
 
 def code_digest() -> str:
