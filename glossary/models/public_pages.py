@@ -125,9 +125,10 @@ class StoredPage(models.Model):
     last changed it (glossary.stored_pages.store_first_pages), with the fingerprint of
     every row it was rendered from.
 
-    A reader is served it only while the rows the page reads, read again by the same
-    statement, have that fingerprint (glossary.selectors); otherwise the page is
-    rendered from the rows. So a withdrawn entry, a corrected name or new code never
+    A reader is served it only while the rows the page reads are the rows it was rendered
+    from: no change to their tables has committed since the snapshot they were read in,
+    or, read again by the same statement, they have that fingerprint
+    (glossary.page_fingerprints); otherwise the page is rendered from the rows. So a withdrawn entry, a corrected name or new code never
     reaches a reader through a stored page: the rows changed, and the page is not used.
     """
 
