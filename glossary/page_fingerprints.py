@@ -46,7 +46,7 @@ _SNAPSHOT = (
     "THEN CAST(pg_current_snapshot() AS TEXT) ELSE '' END"
 )
 _WRITER = "COALESCE(CAST(pg_current_xact_id_if_assigned() AS TEXT), '')"
-_SERVER = "CAST(pg_postmaster_start_time() AS TEXT)"
+_SERVER = "CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS TEXT)"
 # Whether the rows a stored page `s` read are still the rows this statement reads: it kept
 # a snapshot, on this server since it last started, and every transaction that changed a
 # table the page reads (each notes itself in glossary_public_change, migration 0041) and
