@@ -1,21 +1,25 @@
 """A stored first page is served only while the rows it was rendered from are unchanged:
-the read that fingerprints a page's rows and finds its stored page in one statement, and
-the code every fingerprint names (glossary.stored_pages stores the pages).
+the read that finds its stored page, by the snapshot its rows were read in or by their
+fingerprint, in one statement, and the code every fingerprint names
+(glossary.stored_pages stores the pages).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
 
 from glossary.models import StoredPage
-from glossary.prepared import fetch
+from glossary.prepared import fetch, prepared_cursor
+
+logger = logging.getLogger(__name__)
 
 
 class Stored(NamedTuple):
@@ -38,28 +42,15 @@ class Seen(NamedTuple):
     server: str = ""
 
 
-# The snapshot this statement reads in, as a stored page keeps it: none once this
-# transaction has changed a table a page reads (its own changes would be in the snapshot
-# and in no later one's terms), the transaction that reads, when the server started.
-_SNAPSHOT = (
-    "CASE WHEN COALESCE(current_setting('glossary.public_changed', true), '') = '' "
-    "THEN CAST(pg_current_snapshot() AS TEXT) ELSE '' END"
-)
-_WRITER = "COALESCE(CAST(pg_current_xact_id_if_assigned() AS TEXT), '')"
+# What a stored page keeps of the snapshot this statement reads in, and the check that its
+# rows are still those of the snapshot it kept: functions of migration 0041, beside the
+# triggers that note the changes they look for (and short to write: psycopg converts a
+# statement of more than 4,096 characters on every run, `test_stored_page_snapshots`).
+_SNAPSHOT = "glossary_page_snapshot()"
+_WRITER = "COALESCE(pg_current_xact_id_if_assigned()::text, '')"
+# (Written as migration 0041's function compares it.)
 _SERVER = "CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS TEXT)"
-# Whether the rows a stored page `s` read are still the rows this statement reads: it kept
-# a snapshot, on this server since it last started, and every transaction that changed a
-# table the page reads (each notes itself in glossary_public_change, migration 0041) and
-# has committed as this statement sees it, was committed in that snapshot too; none is
-# the transaction that read them, which may have gone on writing. Those below the
-# snapshot's xmin were; the index finds the rest.
-_UNCHANGED = (
-    f"s.snapshot <> '' AND s.snapshot_server = {_SERVER} AND NOT EXISTS (SELECT 1 "  # noqa: S608 - constants
-    "FROM glossary_public_change c "
-    "WHERE c.xid >= pg_snapshot_xmin(CAST(s.snapshot AS pg_snapshot)) "
-    "AND (NOT pg_visible_in_snapshot(c.xid, CAST(s.snapshot AS pg_snapshot)) "
-    "OR CAST(c.xid AS TEXT) = s.snapshot_writer))"
-)
+_UNCHANGED = "glossary_unchanged_since(s.snapshot, s.snapshot_writer, s.snapshot_server)"
 
 
 def stamp_digest(stamp: str) -> str:
@@ -86,7 +77,8 @@ def stored_or_rows(
     reader would be shown now. The stored page is served without reading its rows when no
     change to a table the page reads has committed since the snapshot they were read in
     (`_UNCHANGED`); else when their fingerprint is the page's, and the page then keeps
-    this statement's snapshot, so the next reader need not read them. The fingerprint is
+    this statement's snapshot (`_keep_snapshot`), so the next reader need not read them.
+    The fingerprint is
     SHA-256 of `stamp` (what else the page was rendered from: the code, its address) and
     every row, in the rows' own order, each of its `columns` (the statement's, named in
     order) written as its length in bytes, a colon and its text, or "-" for NULL: a code
@@ -98,8 +90,7 @@ def stored_or_rows(
         return Seen(""), None, fetch(sql, params, keep_plan=True)
     names = ", ".join(columns)
     row_code = " || ".join(
-        f"COALESCE(octet_length(CAST(p.{c} AS TEXT)) || ':' || CAST(p.{c} AS TEXT), '-')"
-        for c in columns
+        f"COALESCE(octet_length(p.{c}::text) || ':' || p.{c}::text, '-')" for c in columns
     )
     table, digest = StoredPage._meta.db_table, stamp_digest(stamp)
     # (No stored page has an empty kind: `fresh` finds none.)
@@ -114,23 +105,41 @@ def stored_or_rows(
         f"hit AS MATERIALIZED (SELECT s.parts FROM {table} s, fp "
         "WHERE s.kind = %s AND s.slug = %s AND s.fingerprint = fp.h "
         # (A page with no record is no page, whatever is stored.)
-        "AND EXISTS (SELECT 1 FROM page q WHERE q.part = 0)), "
-        # The rows are the page's: it keeps this snapshot (its stamp is in the fingerprint).
-        f"kept AS (UPDATE {table} s SET stamp = %s, snapshot = {_SNAPSHOT}, "
-        f"snapshot_writer = {_WRITER}, snapshot_server = {_SERVER} "
-        "WHERE s.kind = %s AND s.slug = %s AND s.fingerprint = (SELECT h FROM fp) "
-        f"AND EXISTS (SELECT 1 FROM hit) AND {_SNAPSHOT} <> '') "
-        f"SELECT fp.h, COALESCE((SELECT parts FROM fast), hit.parts), {_SNAPSHOT}, "
-        f"{_WRITER}, {_SERVER}, p.* FROM fp LEFT JOIN hit ON TRUE "
+        "AND EXISTS (SELECT 1 FROM page q WHERE q.part = 0)) "
+        f"SELECT fp.h, f.parts, hit.parts, {_SNAPSHOT}, {_WRITER}, {_SERVER}, p.* FROM fp "
+        "LEFT JOIN fast f ON TRUE LEFT JOIN hit ON TRUE "
         f"LEFT JOIN page p ON hit.parts IS NULL ORDER BY {order}",
-        [*address, digest, *params, stamp, *address, digest, *address],
+        [*address, digest, *params, stamp, *address],
         keep_plan=True,
     )
-    fingerprint, parts, snapshot, writer, server = rows[0][:5]
+    fingerprint, fast, parts, snapshot, writer, server = rows[0][:6]
     seen = Seen(fingerprint or "", digest, snapshot, writer, server)
+    if fast is not None:
+        return seen, fast, []
     if parts is not None:
+        if snapshot:
+            _keep_snapshot(kind, slug, seen)
         return seen, parts, []
-    return seen, None, [row[5:] for row in rows if row[5] is not None]
+    return seen, None, [row[6:] for row in rows if row[6] is not None]
+
+
+def _keep_snapshot(kind: str, slug: str, seen: Seen) -> None:
+    """The stored page at (`kind`, `slug`), found by its fingerprint to be the rows read in
+    `seen`'s snapshot, keeps that snapshot (and its stamp, which is in the fingerprint): the
+    next reader is served it without reading them. Kept only while its fingerprint is
+    still `seen`'s: a page stored again since, from other rows, keeps its own. A failure
+    is logged and leaves the page as it was (served by its fingerprint), never the
+    reader without it."""
+    try:
+        with transaction.atomic(), prepared_cursor(keep_plan=True) as cursor:
+            cursor.execute(
+                f"UPDATE {StoredPage._meta.db_table} SET stamp = %s, snapshot = %s, "  # noqa: S608
+                "snapshot_writer = %s, snapshot_server = %s "
+                "WHERE kind = %s AND slug = %s AND fingerprint = %s",
+                [seen.stamp, seen.snapshot, seen.writer, seen.server, kind, slug, seen.fingerprint],
+            )
+    except DatabaseError:
+        logger.warning("Could not keep the snapshot of the stored page %s %s", kind, slug)
 
 
 def code_digest() -> str:

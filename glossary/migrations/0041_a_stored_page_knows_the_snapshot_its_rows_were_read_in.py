@@ -12,6 +12,34 @@ from django.db import migrations, models
 # transaction that has committed is not served as stored (glossary.page_fingerprints).
 WATCHED = ("PublicRecord", "PublicRecordLink", "ListingName", "ListingCount", "Listing")
 NOTE = "glossary_note_public_change"
+# The server's start, as a stored page keeps it (an epoch: text in no session's time zone).
+SERVER = "CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS TEXT)"
+# STABLE: each runs in the snapshot of the statement calling it.
+FUNCTIONS = (
+    # The snapshot a stored page read now may keep: none once this transaction has changed a
+    # table a page reads, for its own changes are in its snapshot and in no later one's terms.
+    "CREATE FUNCTION glossary_page_snapshot() RETURNS text LANGUAGE plpgsql STABLE AS $$ "
+    "BEGIN "
+    "IF COALESCE(current_setting('glossary.public_changed', true), '') <> '' THEN "
+    "RETURN ''; END IF; "
+    "RETURN CAST(pg_current_snapshot() AS TEXT); "
+    "END $$",
+    # Whether rows read in `snapshot` (by the transaction `writer`, on a server started at
+    # `server`) are still the rows this statement reads: it kept a snapshot, on this server
+    # since it last started, and every transaction that noted a change and has committed as
+    # this statement sees it was committed in that snapshot too, and is not the reader,
+    # which may have gone on writing. Those below the snapshot's xmin were; the index
+    # finds the rest, and the first one missing ends the search.
+    "CREATE FUNCTION glossary_unchanged_since(snapshot text, writer text, server text) "
+    "RETURNS boolean LANGUAGE plpgsql STABLE AS $$ "
+    "BEGIN "
+    f"IF snapshot = '' OR server IS DISTINCT FROM {SERVER} THEN RETURN false; END IF; "
+    "RETURN NOT EXISTS (SELECT 1 FROM glossary_public_change c "
+    "WHERE c.xid >= pg_snapshot_xmin(CAST(snapshot AS pg_snapshot)) "
+    "AND (NOT pg_visible_in_snapshot(c.xid, CAST(snapshot AS pg_snapshot)) "
+    "OR CAST(c.xid AS TEXT) = writer)); "
+    "END $$",
+)
 
 
 def forward(apps, schema_editor):
@@ -32,6 +60,8 @@ def forward(apps, schema_editor):
         "RETURN NULL; "
         "END $$"
     )
+    for function in FUNCTIONS:
+        schema_editor.execute(function)
     for model in WATCHED:
         table = apps.get_model("glossary", model)._meta.db_table
         schema_editor.execute(
@@ -43,10 +73,10 @@ def forward(apps, schema_editor):
 def backward(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    for model in WATCHED:
-        table = apps.get_model("glossary", model)._meta.db_table
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {NOTE} ON {table}")
-    schema_editor.execute(f"DROP FUNCTION IF EXISTS {NOTE}()")
+    # (CASCADE: the triggers, on whichever tables they are.)
+    schema_editor.execute(f"DROP FUNCTION IF EXISTS {NOTE}() CASCADE")
+    schema_editor.execute("DROP FUNCTION IF EXISTS glossary_page_snapshot()")
+    schema_editor.execute("DROP FUNCTION IF EXISTS glossary_unchanged_since(text, text, text)")
     schema_editor.execute("DROP TABLE IF EXISTS glossary_public_change")
 
 

@@ -128,8 +128,9 @@ class StoredPage(models.Model):
     A reader is served it only while the rows the page reads are the rows it was rendered
     from: no change to their tables has committed since the snapshot they were read in,
     or, read again by the same statement, they have that fingerprint
-    (glossary.page_fingerprints); otherwise the page is rendered from the rows. So a withdrawn entry, a corrected name or new code never
-    reaches a reader through a stored page: the rows changed, and the page is not used.
+    (glossary.page_fingerprints); otherwise the page is rendered from the rows. So a
+    withdrawn entry, a corrected name or new code never reaches a reader through a stored
+    page: the rows changed, and the page is not used.
     """
 
     kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
