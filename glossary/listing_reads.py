@@ -25,7 +25,7 @@ from glossary.models import (
     PublicRecord,
     PublicRecordLink,
 )
-from glossary.page_fingerprints import Stored, stored_or_rows
+from glossary.page_fingerprints import Seen, Stored, stored_or_rows
 from glossary.paths import current_show
 from glossary.prepared import aware, fetch
 
@@ -716,8 +716,8 @@ class RecordListing(NamedTuple):
     first: list[Any]
     # The records its record names: (kind, object id) -> record.
     named: dict[tuple[str, int], Record]
-    # The fingerprint of the rows read (`stored_or_rows`; empty when not asked).
-    fingerprint: str = ""
+    # What a stored page keeps of the rows read (`stored_or_rows`; empty when not asked).
+    seen: Seen = Seen("")
 
 
 def public_record_listing(
@@ -728,7 +728,7 @@ def public_record_listing(
     record names (`_NAMED_BESIDE`, (kind, id) -> record), in one statement: an episode's
     page. With `stamp`, the page stored at this address instead, while its rows are
     unchanged (`stored_or_rows`; never with `fresh`)."""
-    fingerprint, stored, rows = stored_or_rows(
+    seen, stored, rows = stored_or_rows(
         f"WITH found AS MATERIALIZED (SELECT r.id, r.kind, r.object_id, r.slug, r.name, "  # noqa: S608
         f"r.data FROM {_RECORD} r WHERE r.kind = %s AND r.slug = %s ORDER BY r.id LIMIT 1) "
         "SELECT 0 AS part, CAST(0 AS BIGINT) AS ord, id, object_id, slug, name, "
@@ -767,9 +767,7 @@ def public_record_listing(
             named[(named_kind, int(object_id))] = Record(
                 named_kind, int(object_id), slug, name, value
             )
-    return RecordListing(
-        _record(kind, tuple(record)), max(0, int(count or 0)), listed, named, fingerprint
-    )
+    return RecordListing(_record(kind, tuple(record)), max(0, int(count or 0)), listed, named, seen)
 
 
 def public_record_at(kind: str, slug: str) -> tuple[Record, int] | None:
@@ -811,8 +809,8 @@ class ObjectPage(NamedTuple):
     first: list[Any]
     # The records those episodes name beside it: (kind, object id) -> record.
     named: dict[tuple[str, int], Record]
-    # The fingerprint of the rows read (`stored_or_rows`; empty when not asked).
-    fingerprint: str = ""
+    # What a stored page keeps of the rows read (`stored_or_rows`; empty when not asked).
+    seen: Seen = Seen("")
 
 
 def public_record_and_episodes(
@@ -839,7 +837,7 @@ def public_record_and_episodes(
         f"(SELECT a.object_id FROM {_RECORD} a "  # noqa: S608 - constants
         "WHERE a.kind = %s AND a.slug = %s ORDER BY a.id LIMIT 1)"
     )
-    fingerprint, stored, rows = stored_or_rows(
+    seen, stored, rows = stored_or_rows(
         # The episodes shown, read once for their facts and for the records they name.
         f"WITH shown AS MATERIALIZED (SELECT k.record_id, k.facts, k.sort_key FROM {links} k "  # noqa: S608
         f"WHERE k.kind = %s AND k.object_id = {object_id} "
@@ -892,5 +890,5 @@ def public_record_and_episodes(
         int(total or 0),
         listed,
         named,
-        fingerprint,
+        seen,
     )

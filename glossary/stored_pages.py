@@ -17,7 +17,7 @@ from django.http import HttpRequest
 
 from glossary import selectors
 from glossary.models import PublicRecord, StoredPage
-from glossary.page_fingerprints import Stored
+from glossary.page_fingerprints import Seen, Stored
 from glossary.paths import path_for
 from glossary.prepared import prepared_cursor
 from glossary.reference_views import ENTRIES_PAGE_SIZE, STORED_KINDS, first_page_stamp
@@ -25,20 +25,23 @@ from glossary.reference_views import ENTRIES_PAGE_SIZE, STORED_KINDS, first_page
 logger = logging.getLogger(__name__)
 
 
-def write_stored_pages(pages: Sequence[tuple[str, str, str, str]]) -> None:
-    """Store first pages, each as (kind, slug, fingerprint, parts), replacing any stored at
-    its address (`store_first_pages`). One statement whose values
-    the server binds: the ORM's client-side quoting of fifteen pages of JSON cost 40 ms."""
+def write_stored_pages(pages: Sequence[tuple[str, str, str, Seen]]) -> None:
+    """Store first pages, each as (kind, slug, parts, what it keeps of its rows), replacing
+    any stored at its address (`store_first_pages`). One statement whose values the server
+    binds: the ORM's client-side quoting of fifteen pages of JSON cost 40 ms."""
     if not pages:
         return
-    kinds, slugs, fingerprints, parts = (list(column) for column in zip(*pages, strict=True))
+    columns = [list(column) for column in zip(*(page[:3] + page[3] for page in pages), strict=True)]
     with prepared_cursor(keep_plan=True) as cursor:
         cursor.execute(
-            f"INSERT INTO {StoredPage._meta.db_table} (kind, slug, fingerprint, parts) "  # noqa: S608
-            "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) "
-            "ON CONFLICT (kind, slug) DO UPDATE "
-            "SET fingerprint = EXCLUDED.fingerprint, parts = EXCLUDED.parts",
-            [kinds, slugs, fingerprints, parts],
+            f"INSERT INTO {StoredPage._meta.db_table} (kind, slug, parts, fingerprint, stamp, "  # noqa: S608
+            "snapshot, snapshot_writer, snapshot_server) SELECT * FROM unnest(%s::text[], "
+            "%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
+            "ON CONFLICT (kind, slug) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
+            "parts = EXCLUDED.parts, stamp = EXCLUDED.stamp, snapshot = EXCLUDED.snapshot, "
+            "snapshot_writer = EXCLUDED.snapshot_writer, "
+            "snapshot_server = EXCLUDED.snapshot_server",
+            columns,
         )
 
 
@@ -48,7 +51,7 @@ def store_first_pages(keys: Iterable[tuple[str, str]], *, again: bool = False) -
     every page is rendered per request). How many were stored."""
     if connection.vendor != "postgresql":
         return 0
-    made: list[tuple[str, str, str, str]] = []
+    made: list[tuple[str, str, str, Seen]] = []
     stored = 0
     for kind, slug in keys:
         kept = STORED_KINDS[kind]
@@ -57,7 +60,7 @@ def store_first_pages(keys: Iterable[tuple[str, str]], *, again: bool = False) -
         found = kept.read(kind, slug, ENTRIES_PAGE_SIZE, first_page_stamp(request), again)
         if found is not None and not isinstance(found, Stored):
             values = json.dumps(kept.values(request, found))
-            made.append((kind, slug, found.fingerprint, values))
+            made.append((kind, slug, values, found.seen))
         if len(made) == _STORE_BATCH:
             write_stored_pages(made)
             stored, made = stored + len(made), []

@@ -125,10 +125,12 @@ class StoredPage(models.Model):
     last changed it (glossary.stored_pages.store_first_pages), with the fingerprint of
     every row it was rendered from.
 
-    A reader is served it only while the rows the page reads, read again by the same
-    statement, have that fingerprint (glossary.selectors); otherwise the page is
-    rendered from the rows. So a withdrawn entry, a corrected name or new code never
-    reaches a reader through a stored page: the rows changed, and the page is not used.
+    A reader is served it only while the rows the page reads are the rows it was rendered
+    from: no change to their tables has committed since the snapshot they were read in,
+    or, read again by the same statement, they have that fingerprint
+    (glossary.page_fingerprints); otherwise the page is rendered from the rows. So a
+    withdrawn entry, a corrected name or new code never reaches a reader through a stored
+    page: the rows changed, and the page is not used.
     """
 
     kind = models.CharField(max_length=12, choices=PublicRecord.Kind.choices)
@@ -139,6 +141,35 @@ class StoredPage(models.Model):
         "page was rendered from, as the page's statement reads them.",
     )
     parts = models.TextField(help_text="The page's values, as its shell's slots (JSON).")
+    # Without reading the rows again (glossary.page_fingerprints): what else the page was
+    # rendered from, and the PostgreSQL snapshot its rows were read in. While no
+    # transaction that changed a table the page reads has committed since that snapshot
+    # (glossary_public_change, filled by the tables' triggers, migration 0041), the rows
+    # are those of the snapshot and the page is served as stored.
+    stamp = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="SHA-256 of the rendering code and the page's address.",
+    )
+    snapshot = models.TextField(
+        blank=True,
+        default="",
+        help_text="The snapshot (pg_snapshot) the page's rows were read in; empty: none "
+        "known, so its rows are read again and fingerprinted for every reader.",
+    )
+    snapshot_writer = models.TextField(
+        blank=True,
+        default="",
+        help_text="The transaction that read the rows, when it had written anything: its "
+        "own later changes are not in the snapshot's terms.",
+    )
+    snapshot_server = models.TextField(
+        blank=True,
+        default="",
+        help_text="When the database server that took the snapshot started: a snapshot "
+        "from another server (a restored dump) or before a restart is not trusted.",
+    )
 
     class Meta:
         constraints = [

@@ -336,7 +336,7 @@ def test_pages_whose_rows_differ_never_share_a_fingerprint(
     from glossary import page_fingerprints
 
     def fingerprint(row: tuple[str | None, str]) -> str:
-        found, _, _ = page_fingerprints.stored_or_rows(
+        seen, _, _ = page_fingerprints.stored_or_rows(
             "SELECT 0 AS part, CAST(%s AS TEXT) AS a, CAST(%s AS TEXT) AS b",
             list(row),
             "p.part",
@@ -346,7 +346,7 @@ def test_pages_whose_rows_differ_never_share_a_fingerprint(
             columns=("part", "a", "b"),
             fresh=True,
         )
-        return found
+        return seen.fingerprint
 
     assert fingerprint(one) != fingerprint(other)
     assert fingerprint(one) == fingerprint(one)
