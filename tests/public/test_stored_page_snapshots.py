@@ -11,8 +11,6 @@ rule they hold is that such a page is never one whose rows have changed since.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -207,10 +205,8 @@ def test_a_failure_to_keep_the_snapshot_still_serves_the_page(
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM glossary_publicrecord WHERE FALSE")
 
-    @contextmanager
-    def broken(**_: Any) -> Iterator[Any]:
+    def broken(**_: Any) -> Any:
         raise DatabaseError("could not obtain lock on row")
-        yield
 
     monkeypatch.setattr(page_fingerprints, "prepared_cursor", broken)
     served = Client().get(PERSON)
