@@ -31,6 +31,11 @@ def write_stored_pages(pages: Sequence[tuple[str, str, str, Seen]]) -> None:
     binds: the ORM's client-side quoting of fifteen pages of JSON cost 40 ms."""
     if not pages:
         return
+    # Each address once (a statement may not update a row twice), in key order: two stores
+    # at once then lock their rows in the same order, and never wait on each other in a
+    # circle.
+    by_address = {(page[0], page[1]): page for page in pages}
+    pages = [by_address[address] for address in sorted(by_address)]
     columns = [list(column) for column in zip(*(page[:3] + page[3] for page in pages), strict=True)]
     with prepared_cursor(keep_plan=True) as cursor:
         cursor.execute(

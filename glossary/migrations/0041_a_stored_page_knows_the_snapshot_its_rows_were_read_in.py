@@ -12,6 +12,14 @@ from django.db import migrations, models
 # transaction that has committed is not served as stored (glossary.page_fingerprints).
 WATCHED = ("PublicRecord", "PublicRecordLink", "ListingName", "ListingCount", "Listing")
 NOTE = "glossary_note_public_change"
+# Whether this transaction has noted a change: the flag holds its own id, so no value set
+# for a whole session or role (ALTER ROLE ... SET) can stand for it. Never NULL (an unset
+# flag is NULL, and NOT NULL is no more true than NULL).
+NOTED = (
+    "(pg_current_xact_id_if_assigned() IS NOT NULL AND "
+    "COALESCE(current_setting('glossary.public_changed', true), '') = "
+    "CAST(pg_current_xact_id_if_assigned() AS TEXT))"
+)
 # The server's start, as a stored page keeps it (an epoch: text in no session's time zone).
 SERVER = "CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS TEXT)"
 # STABLE: each runs in the snapshot of the statement calling it.
@@ -20,8 +28,7 @@ FUNCTIONS = (
     # table a page reads, for its own changes are in its snapshot and in no later one's terms.
     "CREATE FUNCTION glossary_page_snapshot() RETURNS text LANGUAGE plpgsql STABLE AS $$ "
     "BEGIN "
-    "IF COALESCE(current_setting('glossary.public_changed', true), '') <> '' THEN "
-    "RETURN ''; END IF; "
+    f"IF {NOTED} THEN RETURN ''; END IF; "
     "RETURN CAST(pg_current_snapshot() AS TEXT); "
     "END $$",
     # Whether rows read in `snapshot` (by the transaction `writer`, on a server started at
@@ -53,9 +60,10 @@ def forward(apps, schema_editor):
     schema_editor.execute(
         f"CREATE FUNCTION {NOTE}() RETURNS trigger LANGUAGE plpgsql AS $$ "
         "BEGIN "
-        "IF COALESCE(current_setting('glossary.public_changed', true), '') = '' THEN "
+        f"IF NOT {NOTED} THEN "
         "INSERT INTO glossary_public_change DEFAULT VALUES; "
-        "PERFORM set_config('glossary.public_changed', 'yes', true); "
+        "PERFORM set_config('glossary.public_changed', "
+        "CAST(pg_current_xact_id() AS TEXT), true); "
         "END IF; "
         "RETURN NULL; "
         "END $$"

@@ -122,6 +122,25 @@ def test_a_writer_saving_a_working_copy_leaves_the_stored_pages_served(
         assert _served_as_stored(path)
 
 
+def test_a_change_is_noted_whatever_the_session_set_the_flag_to(guest: dict[str, Any]) -> None:
+    """The flag that a transaction has noted its change holds its own id: a value set for a
+    whole session (or role) never stands for it."""
+    _store_all()
+    _mark_all()
+    with connection.cursor() as cursor:
+        cursor.execute("SET glossary.public_changed = 'yes'")
+        try:
+            cursor.execute("DELETE FROM glossary_publicrecord WHERE FALSE")
+        finally:
+            cursor.execute("RESET glossary.public_changed")
+    assert not _served_as_stored(PERSON)
+
+
+def test_storing_an_address_twice_at_once_stores_it_once(guest: dict[str, Any]) -> None:
+    stored_pages.store_first_pages([ADDRESSES[0], ADDRESSES[0]], again=True)
+    assert StoredPage.objects.filter(kind="person", slug="gwen-guest").count() == 1
+
+
 def test_a_rolled_back_write_leaves_the_stored_page_served(guest: dict[str, Any]) -> None:
     _store_all()
     _mark_all()
