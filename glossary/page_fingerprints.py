@@ -53,7 +53,7 @@ _SERVER = "CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS TEXT)"
 _UNCHANGED = "glossary_unchanged_since(s.snapshot, s.snapshot_writer, s.snapshot_server)"
 
 
-def stamp_digest(stamp: str) -> str:
+def _stamp_digest(stamp: str) -> str:
     return hashlib.sha256(stamp.encode()).hexdigest()
 
 
@@ -78,13 +78,13 @@ def stored_or_rows(
     change to a table the page reads has committed since the snapshot they were read in
     (`_UNCHANGED`); else when their fingerprint is the page's, and the page then keeps
     this statement's snapshot (`_keep_snapshot`), so the next reader need not read them.
-    The fingerprint is
-    SHA-256 of `stamp` (what else the page was rendered from: the code, its address) and
-    every row, in the rows' own order, each of its `columns` (the statement's, named in
-    order) written as its length in bytes, a colon and its text, or "-" for NULL: a code
-    no two different pages share, which costs a third of PostgreSQL's text form of a
-    whole row (that quotes and escapes every value). No `stamp`, or not PostgreSQL: the
-    rows alone.
+
+    The fingerprint is SHA-256 of `stamp` (what else the page was rendered from: the code,
+    its address) and every row, in the rows' own order, each of its `columns` (the
+    statement's, named in order) written as its length in bytes, a colon and its text, or
+    "-" for NULL: a code no two different pages share, which costs a third of PostgreSQL's
+    text form of a whole row (that quotes and escapes every value). No `stamp`, or not
+    PostgreSQL: the rows alone.
     """
     if stamp is None or connection.vendor != "postgresql":
         return Seen(""), None, fetch(sql, params, keep_plan=True)
@@ -92,7 +92,7 @@ def stored_or_rows(
     row_code = " || ".join(
         f"COALESCE(octet_length(p.{c}::text) || ':' || p.{c}::text, '-')" for c in columns
     )
-    table, digest = StoredPage._meta.db_table, stamp_digest(stamp)
+    table, digest = StoredPage._meta.db_table, _stamp_digest(stamp)
     # (No stored page has an empty kind: `fresh` finds none.)
     address = ["" if fresh else kind, slug]
     rows = fetch(
