@@ -19,6 +19,7 @@ from django.db import connection
 
 from glossary.models import (
     Entry,
+    EntryVersion,
     Listing,
     ListingCount,
     ListingName,
@@ -57,6 +58,11 @@ _IS_LIVE = (
     )
 )
 _FROM_LISTING = f"{_LISTING} l"
+# A listed version's search text (`v.search_text`): what a search page marks its hits with,
+# read in the statement that finds them. Versions never change, and the listing decides
+# which are shown.
+SEARCH_TEXT = "v.search_text"
+_WITH_SEARCH_TEXT = f"JOIN {EntryVersion._meta.db_table} v ON v.id = l.version_id"
 # The same rule for a listing's name rows (`n`), read without their listing.
 _NAME_IS_LIVE = (
     "TRUE"
@@ -116,9 +122,20 @@ NAME_COLUMNS = frozenset({"n.link"})
 
 def _columns(columns: str) -> str:
     for column in columns.split(","):
-        if column.strip() not in LISTING_COLUMNS:
+        if column.strip() not in LISTING_COLUMNS | {SEARCH_TEXT}:
             raise ValueError(f"{column.strip()!r} is not a listing column a list may read.")
     return columns
+
+
+def _version_for(columns: str) -> str:
+    """The join to the listing's version (`v`) that reading `columns` needs, if any."""
+    return _WITH_SEARCH_TEXT if SEARCH_TEXT in columns else ""
+
+
+def _listing_for(columns: str) -> str:
+    """The listing (`l`) to read `columns` from: joined to its version (`v`) when they name
+    its search text."""
+    return f"{_FROM_LISTING} {_version_for(columns)}"
 
 
 @dataclass(frozen=True)
@@ -376,7 +393,7 @@ def live_listing_rows(
     reads (glossary.search builds the conditions from the reader's words, as parameters)."""
     where = _on_this_site(where)
     return fetch(
-        f"SELECT {_columns(columns)} FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
+        f"SELECT {_columns(columns)} FROM {_listing_for(columns)} WHERE {_IS_LIVE} AND {where} "  # noqa: S608
         f"ORDER BY {order} LIMIT %s OFFSET %s",
         [*params, *order_params, limit, offset],
         keep_plan="for_values",
@@ -405,29 +422,28 @@ def live_listing_two_tiers(
     w1, w2 = _on_this_site(w1), _on_this_site(w2)
     cols = _columns(columns)
     head = f"FROM {_FROM_LISTING} WHERE {_IS_LIVE} AND"
+    listing = _listing_for(cols)
     first_ids = f"first_ids AS MATERIALIZED (SELECT l.version_id {head} {w1})"  # noqa: S608
     w2 = f"{w2} AND l.version_id NOT IN (SELECT version_id FROM first_ids)"  # noqa: S608
     first_tier = (
         f"SELECT * FROM (SELECT 0 AS tier, {cols}, CAST(NULL AS BIGINT) AS counted "  # noqa: S608
-        f"FROM {_FROM_LISTING} WHERE l.version_id IN (SELECT version_id FROM first_ids) "
+        f"FROM {listing} WHERE l.version_id IN (SELECT version_id FROM first_ids) "
         f"ORDER BY {o1} LIMIT %s) AS first_tier"
     )
     if o2 == _LISTINGS_A_TO_Z.key and not op2 and count_limit >= limit:
         # The second tier's rows are the first of those its count walks (both A–Z), so
         # the rows are walked once: a common word fills it, and every row walked is a
-        # row's words matched against the query.
-        columns_read = cols.split(",")
-        names = [f"c{i}" for i in range(len(columns_read))]
-        named = ", ".join(
-            f"{column} AS {name}" for column, name in zip(columns_read, names, strict=True)
-        )
+        # row's words matched against the query. The walk keeps only the order's keys
+        # (a listing row is wide: carrying its columns through the walk and its sort cost
+        # a fifth of the statement), and the page's rows are read by id at the end.
         rows = fetch(
-            f"WITH {first_ids}, walked AS MATERIALIZED (SELECT {named}, "  # noqa: S608
+            f"WITH {first_ids}, walked AS MATERIALIZED (SELECT "  # noqa: S608
             f"l.initial AS k1, l.sort_key AS k2, l.term AS k3, l.version_id AS k4 {head} {w2} "
             f"ORDER BY {_LISTINGS_A_TO_Z.key} LIMIT %s) {first_tier} UNION ALL "
-            f"SELECT * FROM (SELECT 1 AS tier, {', '.join(names)}, "
-            "(SELECT COUNT(*) FROM walked) AS counted FROM walked "
-            "ORDER BY k1, k2, k3, k4 LIMIT %s) AS second_tier",
+            f"SELECT * FROM (SELECT 1 AS tier, {cols}, "
+            "(SELECT COUNT(*) FROM walked) AS counted FROM (SELECT * FROM walked "
+            f"ORDER BY k1, k2, k3, k4 LIMIT %s) AS w JOIN {_FROM_LISTING} ON l.version_id = w.k4 "
+            f"{_version_for(cols)} ORDER BY w.k1, w.k2, w.k3, w.k4) AS second_tier",
             # In the order the statement names them: the first tier's ids, the walk, the
             # first tier, the second.
             [*p1, *p2, count_limit, *op1, limit, limit],
@@ -440,8 +456,8 @@ def live_listing_two_tiers(
         )
         rows = fetch(
             f"WITH {first_ids} {first_tier} UNION ALL "  # noqa: S608 - constants
-            f"SELECT * FROM (SELECT 1 AS tier, {cols}, {counted} AS counted {head} {w2} "
-            f"ORDER BY {o2} LIMIT %s) AS second_tier",
+            f"SELECT * FROM (SELECT 1 AS tier, {cols}, {counted} AS counted "
+            f"FROM {listing} WHERE {_IS_LIVE} AND {w2} ORDER BY {o2} LIMIT %s) AS second_tier",
             # In the order the statement names them: the first tier's ids, the first tier,
             # the count, the second.
             [*p1, *op1, limit, *p2, count_limit, *p2, *op2, limit],

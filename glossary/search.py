@@ -88,15 +88,21 @@ class Hit:
     api_row: str
     fuzzy: bool = False
     version_id: int = 0
+    # The version's search text, when read with the hit (`shows="marked"`): what the
+    # search page marks the row with.
+    text: str | None = None
 
 
 # What a hit is read with: its rows as both the page and the API show them, or one of them
 # (the other left empty): a page of hits reads fifty of each, and each consumer shows one.
-Shows = Literal["row_html", "api_row", "both"]
+# "marked": the page's row and the version's search text, to mark it with (`marked_rows`)
+# without reading the hits again.
+Shows = Literal["row_html", "api_row", "both", "marked"]
 _HIT_COLUMNS: dict[str, str] = {
     "both": "l.term, l.slug, l.row_html, l.api_row, l.version_id",
     "row_html": "l.term, l.slug, l.row_html, l.version_id",
     "api_row": "l.term, l.slug, l.api_row, l.version_id",
+    "marked": f"l.term, l.slug, l.row_html, {listing_reads.SEARCH_TEXT}, l.version_id",
 }
 
 
@@ -105,6 +111,9 @@ def _hit(row: tuple[Any, ...], shows: Shows, *, fuzzy: bool = False) -> Hit:
     if shows == "both":
         term, slug, row_html, api_row = fields
         return Hit(term, slug, row_html, api_row, fuzzy=fuzzy, version_id=version_id)
+    if shows == "marked":
+        term, slug, row_html, text = fields
+        return Hit(term, slug, row_html, "", fuzzy=fuzzy, version_id=version_id, text=text)
     term, slug, shown = fields
     if shows == "row_html":
         return Hit(term, slug, shown, "", fuzzy=fuzzy, version_id=version_id)
@@ -603,8 +612,25 @@ _QUERY_WORD = re.compile(r"\w+")
 _ENDINGS = ("ing", "ed", "es", "s")
 
 
-def _word_pattern(q: str) -> re.Pattern[str] | None:
-    """What in a hit's text the query's words match: each word's stem, to the word's end."""
+# A match in text escaped as HTML starts nowhere inside a character reference ("&amp;",
+# "&#x27;"): every other place a word can start is where it starts in the text itself.
+_NOT_IN_REFERENCE = "(?<!&)(?<!&#)"
+
+
+def _marked(match: re.Match[str]) -> str:
+    return f"<mark>{match.group()}</mark>"
+
+
+@dataclass(frozen=True)
+class _Marker:
+    """What in a hit's text the query's words match: each word's stem, to the word's end;
+    `in_html` is the same in the text escaped as HTML."""
+
+    in_text: re.Pattern[str]
+    in_html: re.Pattern[str]
+
+
+def _marker(q: str) -> _Marker | None:
     stems = []
     for token in q.split():
         if token.lower() == "or" or token.startswith("-"):
@@ -617,31 +643,28 @@ def _word_pattern(q: str) -> re.Pattern[str] | None:
             stems.append(re.escape(word))
     if not stems:
         return None
-    longest_first = sorted(set(stems), key=len, reverse=True)
-    return re.compile(rf"\b(?:{'|'.join(longest_first)})\w*", re.IGNORECASE)
+    longest_first = "|".join(sorted(set(stems), key=len, reverse=True))
+    return _Marker(
+        re.compile(rf"\b(?:{longest_first})\w*", re.IGNORECASE),
+        # (The word boundary first: tested before the references, a fifth faster.)
+        re.compile(rf"\b{_NOT_IN_REFERENCE}(?:{longest_first})\w*", re.IGNORECASE),
+    )
 
 
-def mark(text: str, pattern: re.Pattern[str]) -> str:
-    """`text` escaped as HTML, each match of `pattern` in `<mark>`.
-
-    The standard library's `html.escape` (what Django's `escape` calls, without its lazy
-    and safe-string wrapping, a third of a search page's marking time).
-    """
-    out, last = [], 0
-    for match in pattern.finditer(text):
-        out += [_escape(text[last : match.start()]), f"<mark>{_escape(match.group())}</mark>"]
-        last = match.end()
-    out.append(_escape(text[last:]))
-    return "".join(out)
+def mark_html(html: str, marker: _Marker) -> str:
+    """`html` (text escaped as HTML) with each match of the query's words in `<mark>`: one
+    substitution, where marking each match of the text and escaping the parts between cost
+    a search page a fifth of its time."""
+    return marker.in_html.sub(_marked, html)
 
 
-def snippet(text: str, pattern: re.Pattern[str]) -> str:
+def snippet(text: str, marker: _Marker) -> str:
     """The passage of `text` around its first match, escaped and marked; "" without one.
 
     Cut at words, on one line of the text (a line is a paragraph, a reference or a
     quote), with "…" where it was cut.
     """
-    found = pattern.search(text)
+    found = marker.in_text.search(text)
     if found is None:
         return ""
     line_start = text.rfind("\n", 0, found.start()) + 1
@@ -654,31 +677,39 @@ def snippet(text: str, pattern: re.Pattern[str]) -> str:
     if end < line_end:
         cut = text.rfind(" ", found.end(), end)
         end = cut if cut != -1 else end
-    passage = mark(text[start:end].strip(), pattern)
+    passage = mark_html(_escape(text[start:end].strip()), marker)
     return f"{'…' if start > line_start else ''}{passage}{'…' if end < line_end else ''}"
+
+
+_SUMMARY = '<span class="summary">'
 
 
 def marked_rows(hits: list[Hit], q: str) -> list[str]:
     """The hits' rows for the search page, with where the query matched shown and marked.
 
     The summary's matches are marked in place; a match in the rest of the entry (aliases,
-    body, references, quotes) adds the passage around it. One query for the page; the
-    closest spellings (`fuzzy`) matched nothing, so they keep their rows.
+    body, references, quotes) adds the passage around it. The text is read with the hits
+    (`shows="marked"`), or here in one query for those read without it; the closest
+    spellings (`fuzzy`) matched nothing, so they keep their rows.
     """
-    pattern = _word_pattern(q)
+    marker = _marker(q)
     shown = [hit for hit in hits if not hit.fuzzy and hit.version_id]
-    if pattern is None or not shown:
+    if marker is None or not shown:
         return [hit.row_html for hit in hits]
-    texts = selectors.version_texts([hit.version_id for hit in shown])
+    unread = [hit.version_id for hit in shown if hit.text is None]
+    texts = {pk: text for pk, (_, text) in selectors.version_texts(unread).items()}
+    texts.update((hit.version_id, hit.text) for hit in shown if hit.text is not None)
     rows = []
     for hit in hits:
         row = hit.row_html
         if hit.version_id in texts and row.endswith("</li>"):
-            summary, text = texts[hit.version_id]
-            plain = f'<span class="summary">{_escape(summary)}</span>'
-            if summary and plain in row:
-                row = row.replace(plain, f'<span class="summary">{mark(summary, pattern)}</span>')
-            passage = snippet(text, pattern)
+            # The summary as the row shows it, escaped when the row was rendered.
+            start = row.find(_SUMMARY)
+            end = row.find("</span>", start) if start != -1 else -1
+            if end != -1:
+                start += len(_SUMMARY)
+                row = f"{row[:start]}{mark_html(row[start:end], marker)}{row[end:]}"
+            passage = snippet(texts[hit.version_id], marker)
             if passage:
                 row = f'{row[: -len("</li>")]}<span class="snippet">{passage}</span></li>'
         rows.append(row)

@@ -33,9 +33,9 @@ EXPECTED = {
     "tags": 2,
     # the first two tiers of the ranking with the second's count, then a query per further
     # tier the page reaches (here all four: names, then every word in the summary or
-    # above, the body or above, anywhere; a full page stops at the tier that fills it),
-    # and the text of the page's hits for the passages that matched
-    "search": 4,
+    # above, the body or above, anywhere; a full page stops at the tier that fills it);
+    # each reads its hits' text, for the passages that matched, with them
+    "search": 3,
     "feed": 1,
     # the index: a count per section (5), the entries' latest change
     "sitemap": 6,
