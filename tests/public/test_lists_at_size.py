@@ -48,8 +48,8 @@ PAGES = {
     "episode": ("/episodes/test-show/1/7/", 1),
     "organisation": ("/organisations/acme/", 1),
     "person-page-2": ("/people/pat-guest/?page=2", 2),
-    # The hits' rows, then the text of the page's hits (by id) for the passages that matched.
-    "search": ("/search/?q=gadget", 2),
+    # The hits' rows, with their text for the passages that matched.
+    "search": ("/search/?q=gadget", 1),
     "feed": ("/feed/", 1),
     "sitemap": ("/sitemap-entries.xml?p=2", 1),
     # Deep pages start from their letter's count, not by skipping every entry before them.
