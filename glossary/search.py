@@ -628,6 +628,33 @@ class _Marker:
 
     in_text: re.Pattern[str]
     in_html: re.Pattern[str]
+    # The query's only stem, when it is ASCII: found in ASCII text by a plain search.
+    stem: str | None = None
+
+
+_WORD_RUN = re.compile(r"\w*")
+
+
+def _first_match(text: str, marker: _Marker) -> tuple[int, int] | None:
+    """Where the first match of the query's words in `text` starts and ends.
+
+    One ASCII word in ASCII text (a search's common case): a plain search of the text
+    lowercased for the stem, at a word's start, to the word's end; what `in_text` finds,
+    in a fifth of its time (every hit on a page has its text searched). Otherwise
+    `in_text`: case-insensitive matching pairs some letters lowercasing does not ("ſ"
+    and "s").
+    """
+    stem = marker.stem
+    if stem is None or not text.isascii():
+        found = marker.in_text.search(text)
+        return None if found is None else found.span()
+    folded = text.lower()
+    at = folded.find(stem)
+    while at != -1:
+        if at == 0 or not (folded[at - 1].isalnum() or folded[at - 1] == "_"):
+            return at, _WORD_RUN.match(folded, at + len(stem)).end()  # type: ignore[union-attr]
+        at = folded.find(stem, at + 1)
+    return None
 
 
 def _marker(q: str) -> _Marker | None:
@@ -640,14 +667,16 @@ def _marker(q: str) -> _Marker | None:
                 if word.endswith(ending) and len(word) - len(ending) >= 3:
                     word = word[: -len(ending)]
                     break
-            stems.append(re.escape(word))
+            stems.append(word)
     if not stems:
         return None
-    longest_first = "|".join(sorted(set(stems), key=len, reverse=True))
+    longest_first = "|".join(re.escape(s) for s in sorted(set(stems), key=len, reverse=True))
+    only = stems[0] if len(set(stems)) == 1 and stems[0].isascii() else None
     return _Marker(
         re.compile(rf"\b(?:{longest_first})\w*", re.IGNORECASE),
         # (The word boundary first: tested before the references, a fifth faster.)
         re.compile(rf"\b{_NOT_IN_REFERENCE}(?:{longest_first})\w*", re.IGNORECASE),
+        only,
     )
 
 
@@ -664,18 +693,19 @@ def snippet(text: str, marker: _Marker) -> str:
     Cut at words, on one line of the text (a line is a paragraph, a reference or a
     quote), with "…" where it was cut.
     """
-    found = marker.in_text.search(text)
+    found = _first_match(text, marker)
     if found is None:
         return ""
-    line_start = text.rfind("\n", 0, found.start()) + 1
-    line_end = text.find("\n", found.end())
+    found_start, found_end = found
+    line_start = text.rfind("\n", 0, found_start) + 1
+    line_end = text.find("\n", found_end)
     line_end = len(text) if line_end == -1 else line_end
-    start = max(line_start, found.start() - SNIPPET_CONTEXT)
-    end = min(line_end, found.end() + SNIPPET_CONTEXT)
+    start = max(line_start, found_start - SNIPPET_CONTEXT)
+    end = min(line_end, found_end + SNIPPET_CONTEXT)
     if start > line_start:
-        start = text.find(" ", start, found.start()) + 1 or found.start()
+        start = text.find(" ", start, found_start) + 1 or found_start
     if end < line_end:
-        cut = text.rfind(" ", found.end(), end)
+        cut = text.rfind(" ", found_end, end)
         end = cut if cut != -1 else end
     passage = mark_html(_escape(text[start:end].strip()), marker)
     return f"{'…' if start > line_start else ''}{passage}{'…' if end < line_end else ''}"

@@ -14,7 +14,7 @@ from html import escape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from glossary.search import _marker, mark_html
+from glossary.search import _first_match, _marker, mark_html
 
 _MARK = "<mark>{}</mark>"
 
@@ -58,3 +58,39 @@ def test_a_reference_is_never_marked_and_the_word_beside_it_is() -> None:
     assert mark_html(html, marker) == (
         "R&amp;D&#x27;s &quot;<mark>routing</mark>&quot; &amp; <mark>amplifiers</mark>"
     )
+
+
+# Text a transcript or a body holds, ASCII or not: words the stems start or end, and the
+# letters case-insensitive matching pairs with others ("ſ" with "s", "K" the Kelvin sign
+# with "k").
+WORDY = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["route", "ROUTING", "Routes", "sub", "subroute", "_route", "9route", "ſ", "K", " "]
+        ),
+        st.sampled_from([".", "\n", "-", "'", "é", "ß", "İ"]),
+        st.text(max_size=2),
+    ),
+    max_size=25,
+).map("".join)
+WORD_QUERIES = st.sampled_from(["route", "routing", "sub", "k", "s", "ſub", "routes or sub"])
+
+
+@settings(max_examples=400)
+@given(WORDY, WORD_QUERIES)
+def test_the_first_match_is_where_the_words_pattern_first_matches(text: str, q: str) -> None:
+    marker = _marker(q)
+    assert marker is not None
+    found = marker.in_text.search(text)
+    assert _first_match(text, marker) == (None if found is None else found.span())
+
+
+def test_one_ascii_word_is_searched_plainly_and_anything_else_by_its_pattern() -> None:
+    assert _marker("Routing").stem == "rout"  # type: ignore[union-attr]
+    assert _marker("routing or sub").stem is None  # type: ignore[union-attr]
+    assert _marker("système").stem is None  # type: ignore[union-attr]
+    marker = _marker("sub")
+    assert marker is not None
+    assert _first_match("a subroute", marker) == (2, 10)
+    assert _first_match("x_sub a-sub", marker) == (8, 11)
+    assert _first_match("ſubject", marker) == (0, 7)  # not ASCII: the pattern decides
