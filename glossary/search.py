@@ -718,29 +718,30 @@ def marked_rows(hits: list[Hit], q: str) -> list[str]:
     """The hits' rows for the search page, with where the query matched shown and marked.
 
     The summary's matches are marked in place; a match in the rest of the entry (aliases,
-    body, references, quotes) adds the passage around it. The text is read with the hits
-    (`shows="marked"`), or here in one query for those read without it; the closest
-    spellings (`fuzzy`) matched nothing, so they keep their rows.
+    body, references, quotes) adds the passage around it, from the text read with the
+    hits (`shows="marked"`). The closest spellings (`fuzzy`) matched nothing, so they keep
+    their rows, as do hits read without their text.
     """
     marker = _marker(q)
-    shown = [hit for hit in hits if not hit.fuzzy and hit.version_id]
-    if marker is None or not shown:
-        return [hit.row_html for hit in hits]
-    unread = [hit.version_id for hit in shown if hit.text is None]
-    texts = {pk: text for pk, (_, text) in selectors.version_texts(unread).items()}
-    texts.update((hit.version_id, hit.text) for hit in shown if hit.text is not None)
     rows = []
     for hit in hits:
         row = hit.row_html
-        if hit.version_id in texts and row.endswith("</li>"):
-            # The summary as the row shows it, escaped when the row was rendered.
-            start = row.find(_SUMMARY)
-            end = row.find("</span>", start) if start != -1 else -1
-            if end != -1:
-                start += len(_SUMMARY)
-                row = f"{row[:start]}{mark_html(row[start:end], marker)}{row[end:]}"
-            passage = snippet(texts[hit.version_id], marker)
-            if passage:
-                row = f'{row[: -len("</li>")]}<span class="snippet">{passage}</span></li>'
+        if marker is not None and hit.text is not None and not hit.fuzzy:
+            row = _marked_row(row, hit.text, marker)
         rows.append(row)
     return rows
+
+
+def _marked_row(row: str, text: str, marker: _Marker) -> str:
+    if not row.endswith("</li>"):
+        return row
+    # The summary as the row shows it, escaped when the row was rendered.
+    start = row.find(_SUMMARY)
+    end = row.find("</span>", start) if start != -1 else -1
+    if end != -1:
+        start += len(_SUMMARY)
+        row = f"{row[:start]}{mark_html(row[start:end], marker)}{row[end:]}"
+    passage = snippet(text, marker)
+    if passage:
+        row = f'{row[: -len("</li>")]}<span class="snippet">{passage}</span></li>'
+    return row

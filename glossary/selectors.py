@@ -26,7 +26,6 @@ import datetime
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from glossary.models import (
@@ -36,7 +35,7 @@ from glossary.models import (
     PublicRecord,
     PublicRecordLink,
 )
-from glossary.prepared import Prepared, aware, fetch
+from glossary.prepared import Prepared, aware
 
 
 def published_entries() -> QuerySet[Entry]:
@@ -109,23 +108,6 @@ def live_api_answer(slug: str) -> str | None:
     """The API's answer for the live entry at `slug`, rendered when it was published."""
     row = _live_api_answer.first(slug)
     return None if row is None else str(row[0])
-
-
-def version_texts(version_ids: Sequence[int]) -> dict[int, tuple[str, str]]:
-    """Summary and search text of these versions, by id: what a search page marks its hits'
-    rows with. Versions never change, so the caller's ids (hits read from the live listing)
-    decide what is shown; this reads them in one prepared statement."""
-    ids = [int(pk) for pk in version_ids]
-    if not ids:
-        return {}
-    table = EntryVersion._meta.db_table
-    if connection.vendor == "postgresql":
-        sql = f"SELECT id, summary, search_text FROM {table} WHERE id = ANY(%s)"  # noqa: S608
-        rows = fetch(sql, [ids], keep_plan=True)
-    else:
-        marks = ", ".join("%s" for _ in ids)
-        rows = fetch(f"SELECT id, summary, search_text FROM {table} WHERE id IN ({marks})", ids)  # noqa: S608
-    return {pk: (summary, text) for pk, summary, text in rows}
 
 
 def live_version(slug: str) -> EntryVersion | None:
