@@ -87,37 +87,29 @@ class Hit:
     row_html: str
     api_row: str
     fuzzy: bool = False
-    version_id: int = 0
-    # The version's search text, when read with the hit (`shows="marked"`): what the
-    # search page marks the row with.
+    # The version's search text, read with the page's row: what the search page marks the
+    # row with (`marked_rows`). None when only the API's row was read.
     text: str | None = None
 
 
 # What a hit is read with: its rows as both the page and the API show them, or one of them
 # (the other left empty): a page of hits reads fifty of each, and each consumer shows one.
-# "marked": the page's row and the version's search text, to mark it with (`marked_rows`)
-# without reading the hits again.
-Shows = Literal["row_html", "api_row", "both", "marked"]
+# The page's row comes with the version's search text, to mark it with.
+Shows = Literal["row_html", "api_row", "both"]
+_TEXT = listing_reads.SEARCH_TEXT
 _HIT_COLUMNS: dict[str, str] = {
-    "both": "l.term, l.slug, l.row_html, l.api_row, l.version_id",
-    "row_html": "l.term, l.slug, l.row_html, l.version_id",
-    "api_row": "l.term, l.slug, l.api_row, l.version_id",
-    "marked": f"l.term, l.slug, l.row_html, {listing_reads.SEARCH_TEXT}, l.version_id",
+    "both": f"l.term, l.slug, l.row_html, {_TEXT}, l.api_row",
+    "row_html": f"l.term, l.slug, l.row_html, {_TEXT}",
+    "api_row": "l.term, l.slug, l.api_row",
 }
 
 
 def _hit(row: tuple[Any, ...], shows: Shows, *, fuzzy: bool = False) -> Hit:
-    *fields, version_id = row
-    if shows == "both":
-        term, slug, row_html, api_row = fields
-        return Hit(term, slug, row_html, api_row, fuzzy=fuzzy, version_id=version_id)
-    if shows == "marked":
-        term, slug, row_html, text = fields
-        return Hit(term, slug, row_html, "", fuzzy=fuzzy, version_id=version_id, text=text)
-    term, slug, shown = fields
-    if shows == "row_html":
-        return Hit(term, slug, shown, "", fuzzy=fuzzy, version_id=version_id)
-    return Hit(term, slug, "", shown, fuzzy=fuzzy, version_id=version_id)
+    if shows == "api_row":
+        term, slug, api_row = row
+        return Hit(term, slug, "", api_row, fuzzy=fuzzy)
+    term, slug, row_html, text, *api_row = row
+    return Hit(term, slug, row_html, "".join(api_row), fuzzy=fuzzy, text=text)
 
 
 def normalise_query(raw: str) -> str:
@@ -719,8 +711,7 @@ def marked_rows(hits: list[Hit], q: str) -> list[str]:
 
     The summary's matches are marked in place; a match in the rest of the entry (aliases,
     body, references, quotes) adds the passage around it, from the text read with the
-    hits (`shows="marked"`). The closest spellings (`fuzzy`) matched nothing, so they keep
-    their rows, as do hits read without their text.
+    hits. The closest spellings (`fuzzy`) matched nothing, so they keep their rows.
     """
     marker = _marker(q)
     rows = []

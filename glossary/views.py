@@ -292,7 +292,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
     query = normalise_query(request.GET.get("q", ""))
     section = ""
     if query:
-        found = results(query, shows="marked")
+        found = results(query, shows="row_html")
         number = page_number(request)
         start = (number - 1) * SEARCH_PAGE_SIZE
         hits = found[start : start + SEARCH_PAGE_SIZE + 1]  # one more: is there a next page?

@@ -361,6 +361,7 @@ def test_each_consumer_reads_only_the_rows_it_shows(client, make_entry):
     assert 'href="/glossary/gadget/"' in page_hit.row_html and page_hit.api_row == ""
     (api_hit,) = results("gadget", shows="api_row")[:50]
     assert api_hit.row_html == "" and '"slug":"gadget"' in api_hit.api_row
+    assert api_hit.text is None  # the text is read only to mark the page's row
     # So are the closest terms, when nothing matches.
     publish(make_entry, "Backpropagation", slug="backpropagation")
     (closest,) = results("backpropogation", shows="row_html")[:50]
