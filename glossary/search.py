@@ -675,8 +675,29 @@ def _marker(q: str) -> _Marker | None:
 def mark_html(html: str, marker: _Marker) -> str:
     """`html` (text escaped as HTML) with each match of the query's words in `<mark>`: one
     substitution, where marking each match of the text and escaping the parts between cost
-    a search page a fifth of its time."""
-    return marker.in_html.sub(_marked, html)
+    a search page a fifth of its time. One ASCII word in ASCII text: the same marks, found
+    by a plain search of the text lowercased (`_first_match`), in a third of the time."""
+    stem = marker.stem
+    if stem is None or not html.isascii():
+        return marker.in_html.sub(_marked, html)
+    folded = html.lower()
+    parts: list[str] = []
+    done = 0
+    at = folded.find(stem)
+    while at != -1:
+        before = folded[at - 1] if at else " "
+        # `in_html`'s `\b` and `_NOT_IN_REFERENCE`: no word character, "&" or "&#" before.
+        if not (before.isalnum() or before in "_&" or (at > 1 and folded[at - 2 : at] == "&#")):
+            end = _WORD_RUN.match(folded, at + len(stem)).end()  # type: ignore[union-attr]
+            parts += (html[done:at], "<mark>", html[at:end], "</mark>")
+            done = at = end
+        else:
+            at += 1
+        at = folded.find(stem, at)
+    if not parts:
+        return html
+    parts.append(html[done:])
+    return "".join(parts)
 
 
 def snippet(text: str, marker: _Marker) -> str:

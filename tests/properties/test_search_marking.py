@@ -14,7 +14,7 @@ from html import escape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from glossary.search import _first_match, _marker, mark_html
+from glossary.search import _first_match, _marked, _marker, mark_html
 
 _MARK = "<mark>{}</mark>"
 
@@ -94,3 +94,32 @@ def test_one_ascii_word_is_searched_plainly_and_anything_else_by_its_pattern() -
     assert _first_match("a subroute", marker) == (2, 10)
     assert _first_match("x_sub a-sub", marker) == (8, 11)
     assert _first_match("ſubject", marker) == (0, 7)  # not ASCII: the pattern decides
+
+
+# ASCII text as a summary or a passage holds it once escaped: words the stems start, end or
+# sit inside, references on either side of them, and what starts one without being one.
+ESCAPED_ASCII = st.lists(
+    st.sampled_from(
+        ["route", "ROUTING", "subroute", "_route", "9route", "amp", "Amplify", "x27", "27"]
+        + ["&", "&amp;", "&#", "&#x27;", "&lt;", "#", ";", " ", "\n", "-", ".", "<mark>"]
+    ),
+    max_size=25,
+).map("".join)
+ONE_WORD = st.sampled_from(["route", "routing", "amp", "x27", "27", "a", "r", "_rout"])
+
+
+@settings(max_examples=400)
+@given(ESCAPED_ASCII, ONE_WORD)
+def test_one_ascii_word_marks_what_its_pattern_marks(html: str, q: str) -> None:
+    marker = _marker(q)
+    assert marker is not None and marker.stem is not None
+    assert mark_html(html, marker) == marker.in_html.sub(_marked, html)
+
+
+def test_a_word_at_the_start_or_after_a_reference_is_marked_and_none_inside_one() -> None:
+    marker = _marker("amp")
+    assert marker is not None
+    assert mark_html("Amps &amp;amp &#amp x&amp;", marker) == (
+        "<mark>Amps</mark> &amp;<mark>amp</mark> &#amp x&amp;"
+    )
+    assert mark_html("amp&#", marker) == "<mark>amp</mark>&#"
