@@ -68,7 +68,7 @@ WORDY = st.lists(
         st.sampled_from(
             ["route", "ROUTING", "Routes", "sub", "subroute", "_route", "9route", "ſ", "K", " "]
         ),
-        st.sampled_from([".", "\n", "-", "'", "é", "ß", "İ"]),
+        st.sampled_from([".", "\n", "-", "'", "&", "&#", "é", "ß", "İ"]),
         st.text(max_size=2),
     ),
     max_size=25,
@@ -93,6 +93,8 @@ def test_one_ascii_word_is_searched_plainly_and_anything_else_by_its_pattern() -
     assert marker is not None
     assert _first_match("a subroute", marker) == (2, 10)
     assert _first_match("x_sub a-sub", marker) == (8, 11)
+    # In the text itself "&" is a character like any other: a word starts after it.
+    assert _first_match("R&sub", marker) == (2, 5)
     assert _first_match("ſubject", marker) == (0, 7)  # not ASCII: the pattern decides
 
 
